@@ -1,0 +1,127 @@
+//go:build e2e
+
+// Package e2e runs the browser tests: it builds the real binary with the UI
+// embedded, starts it on a free port against a throwaway database, and runs
+// every ui/e2e/*.e2e.mjs script (playwright-core driving Debian's chromium)
+// against it. Run with `go tool task test` (or `go test -tags e2e ./e2e/`
+// after `go tool task ui:build`).
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"ledgerdesk/internal/pgtest"
+)
+
+func TestBrowser(t *testing.T) {
+	root, _ := filepath.Abs("..")
+	if _, err := os.Stat(filepath.Join(root, "ui", "dist", "index.html")); err != nil {
+		t.Fatal("ui/dist is not built: run `go tool task ui:build` first")
+	}
+	bin := filepath.Join(t.TempDir(), "ledgerdesk")
+	build := exec.Command("go", "build", "-tags", "embedui", "-o", bin, ".")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+
+	addr := freeAddr(t)
+	baseURL := "http://" + addr
+	srv := exec.Command(bin, "serve")
+	srv.Dir = root
+	srv.Env = append(os.Environ(),
+		"DATABASE_URL="+pgtest.NewDatabase(t),
+		"LISTEN_ADDR="+addr,
+		"METADATA_DIR="+root,
+	)
+	var logs bytes.Buffer
+	srv.Stdout, srv.Stderr = &logs, &logs
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- srv.Wait() }()
+	t.Cleanup(func() {
+		if srv.ProcessState == nil {
+			srv.Process.Kill()
+		}
+		if t.Failed() {
+			t.Logf("server log:\n%s", logs.String())
+		}
+	})
+	waitHealthy(t, baseURL, exited)
+
+	scripts, _ := filepath.Glob(filepath.Join(root, "ui", "e2e", "*.e2e.mjs"))
+	if len(scripts) == 0 {
+		t.Fatal("no browser test scripts under ui/e2e")
+	}
+	for _, script := range scripts {
+		t.Run(strings.TrimSuffix(filepath.Base(script), ".e2e.mjs"), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			node := exec.CommandContext(ctx, "node", script)
+			node.Dir = filepath.Join(root, "ui")
+			node.Env = append(os.Environ(), "BASE_URL="+baseURL, "SCREENSHOT_DIR="+filepath.Join(root, "ui", "e2e-artifacts"))
+			out, err := node.CombinedOutput()
+			t.Logf("%s", out)
+			if err != nil {
+				t.Fatalf("%s failed: %v", filepath.Base(script), err)
+			}
+		})
+	}
+
+	// Graceful shutdown: SIGTERM ends the server cleanly and promptly.
+	srv.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("server exit after SIGTERM: %v", err)
+		}
+		if !strings.Contains(logs.String(), "shutting down") {
+			t.Error("the server did not log its shutdown")
+		}
+	case <-time.After(20 * time.Second):
+		t.Error("server did not stop within 20s of SIGTERM")
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func waitHealthy(t *testing.T, baseURL string, exited <-chan error) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			t.Fatalf("server exited during start: %v", err)
+		default:
+		}
+		res, err := http.Get(baseURL + "/api/health")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatal("server not healthy within 60s")
+}

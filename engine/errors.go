@@ -1,0 +1,130 @@
+// Package engine is the metadata-driven grid engine of Ledgerdesk: it loads the
+// view and form descriptors (views.yaml, forms/*.yaml), validates them, and
+// serves grid pages, inline edits, CRUD and exports from them. It knows nothing
+// about HTTP or reconciliation; callers get typed errors (see Error) that the
+// server maps to status codes in one place.
+package engine
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Code classifies an error for the caller. The server maps each code to one
+// HTTP status; nothing else decides statuses.
+type Code string
+
+const (
+	CodeInvalid      Code = "invalid"      // bad input: 400
+	CodeUnauthorized Code = "unauthorized" // no or bad credentials: 401
+	CodeForbidden    Code = "forbidden"    // authenticated but not allowed: 403
+	CodeNotFound     Code = "not_found"    // 404
+	CodeConflict     Code = "conflict"     // stale edit, duplicate, reference in use: 409
+	CodeTooLarge     Code = "too_large"    // 413
+	CodeRateLimited  Code = "rate_limited" // 429
+	CodeUnavailable  Code = "unavailable"  // a dependency is down or a query timed out: 503
+	CodeInternal     Code = "internal"     // a bug or an unexpected failure: 500
+)
+
+// Error is the one error type that crosses package boundaries towards the
+// server. Message is safe to show to the user; Field names the offending input
+// field when there is one. Err keeps the cause for logs and is never shown.
+type Error struct {
+	Code    Code
+	Message string
+	Field   string
+	Err     error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Invalid reports bad input in field (may be empty) with a message for the user.
+func Invalid(field, format string, args ...any) *Error {
+	return &Error{Code: CodeInvalid, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// NotFound reports a missing record or resource.
+func NotFound(format string, args ...any) *Error {
+	return &Error{Code: CodeNotFound, Message: fmt.Sprintf(format, args...)}
+}
+
+// Conflict reports a stale edit, a duplicate or a reference still in use.
+func Conflict(format string, args ...any) *Error {
+	return &Error{Code: CodeConflict, Message: fmt.Sprintf(format, args...)}
+}
+
+// Forbidden reports a caller without the permission the call needs.
+func Forbidden(format string, args ...any) *Error {
+	return &Error{Code: CodeForbidden, Message: fmt.Sprintf(format, args...)}
+}
+
+// Unauthorized reports missing or invalid credentials.
+func Unauthorized(format string, args ...any) *Error {
+	return &Error{Code: CodeUnauthorized, Message: fmt.Sprintf(format, args...)}
+}
+
+// Internal wraps an unexpected failure; the user sees only a generic message.
+func Internal(err error) *Error {
+	return &Error{Code: CodeInternal, Message: "an internal error occurred", Err: err}
+}
+
+// ErrorCode returns the code of err, CodeInternal for anything that is not an
+// *Error (after translating PostgreSQL errors).
+func ErrorCode(err error) Code {
+	var e *Error
+	if errors.As(TranslatePG(err), &e) {
+		return e.Code
+	}
+	return CodeInternal
+}
+
+// TranslatePG turns the PostgreSQL errors that callers can act on into typed
+// errors, in this one place: unique and foreign-key violations become conflicts,
+// check and not-null violations and bad values become invalid input, a statement
+// timeout becomes unavailable. The SQL text never reaches the message.
+func TranslatePG(err error) error {
+	if err == nil {
+		return nil
+	}
+	var typed *Error
+	if errors.As(err, &typed) {
+		return err
+	}
+	var pg *pgconn.PgError
+	if !errors.As(err, &pg) {
+		return err
+	}
+	switch pg.Code {
+	case "23505":
+		return &Error{Code: CodeConflict, Message: "a record with the same values already exists", Field: columnField(pg), Err: err}
+	case "23503":
+		return &Error{Code: CodeConflict, Message: "the record is referenced by other records or refers to a missing one", Err: err}
+	case "23502":
+		return &Error{Code: CodeInvalid, Message: "a required value is missing", Field: pg.ColumnName, Err: err}
+	case "23514":
+		return &Error{Code: CodeInvalid, Message: "a value is outside the allowed range", Field: pg.ColumnName, Err: err}
+	case "22001":
+		return &Error{Code: CodeInvalid, Message: "a value is too long", Err: err}
+	case "22P02", "22007", "22008", "22003":
+		return &Error{Code: CodeInvalid, Message: "a value has the wrong format", Err: err}
+	case "57014":
+		return &Error{Code: CodeUnavailable, Message: "the query took too long and was stopped; narrow the filter and try again", Err: err}
+	}
+	return err
+}
+
+func columnField(pg *pgconn.PgError) string {
+	if pg.ColumnName != "" {
+		return pg.ColumnName
+	}
+	return pg.ConstraintName
+}

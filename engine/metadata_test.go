@@ -1,0 +1,118 @@
+package engine
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+const goodViews = `
+views:
+  VW_TblMasterCountry:
+    source: country
+    table: country
+    key: CountryID
+    screen: 10
+    defaultSort: {field: CountryName, order: asc}
+    export: Country_List
+    columns:
+      - {field: CountryID, column: id, type: int, hidden: true}
+      - {field: CountryCode, column: country_code, type: text, editable: true, maxLength: 3}
+      - {field: CountryName, column: country_name, type: text, editable: true}
+`
+
+const goodForm = `
+resource: Country
+table: country
+key: {field: CountryID, column: id}
+screen: 10
+width: 500
+fields:
+  - {field: countryCode, column: country_code, type: text, required: true, maxLength: 3, transform: [trim, upper]}
+  - {field: countryName, column: country_name, type: text, required: true}
+`
+
+func TestLoadMetadata(t *testing.T) {
+	md, err := LoadMetadata(fstest.MapFS{
+		"views.yaml":         {Data: []byte(goodViews)},
+		"forms/country.yaml": {Data: []byte(goodForm)},
+		"forms/README.md":    {Data: []byte("not a form")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := md.Views["VW_TblMasterCountry"]
+	if v == nil || v.Name != "VW_TblMasterCountry" || len(v.Columns) != 3 || v.Columns[1].MaxLength != 3 || !v.Columns[1].Editable {
+		t.Fatalf("view %+v", v)
+	}
+	f := md.Forms["country"]
+	if f == nil || f.Resource != "Country" || f.Width != 500 || f.Fields[0].Transform[1] != "upper" {
+		t.Fatalf("form %+v", f)
+	}
+	if len(md.Forms) != 1 {
+		t.Errorf("%d forms; README.md must not count", len(md.Forms))
+	}
+}
+
+func TestLoadMetadataProblems(t *testing.T) {
+	tests := []struct {
+		name, views, form string
+		want              []string
+	}{
+		{"unknown key is a typo", strings.Replace(goodViews, "export:", "exprot:", 1), "", []string{"views.yaml", "field exprot not found"}},
+		{"key not a column", strings.Replace(goodViews, "key: CountryID", "key: Nope", 1), "", []string{"VW_TblMasterCountry", `key "Nope" is not one of the columns`}},
+		{"sort field not a column", strings.Replace(goodViews, "field: CountryName, order", "field: Nope, order", 1), "", []string{"defaultSort"}},
+		{"sort order", strings.Replace(goodViews, "order: asc", "order: up", 1), "", []string{`order "up"`}},
+		{"unknown type", strings.Replace(goodViews, "type: int", "type: money", 1), "", []string{`unknown type "money"`}},
+		{"identifier injection", strings.Replace(goodViews, "column: country_name", `column: "name; drop table x"`, 1), "", []string{"must be a plain name"}},
+		{"source injection", strings.Replace(goodViews, "source: country", `source: "country c, pg_shadow"`, 1), "", []string{"must be a plain table"}},
+		{"missing screen", strings.Replace(goodViews, "screen: 10", "screen: 0", 1), "", []string{"screen"}},
+		{"editable without table", strings.Replace(goodViews, "    table: country\n", "", 1), "", []string{"editable, but the view has no base table"}},
+		{"duplicate column", strings.Replace(goodViews, "- {field: CountryName,", "- {field: CountryCode,", 1), "", []string{"appears twice"}},
+		{"form unknown key", "", goodForm + "colour: red\n", []string{"forms/country.yaml", "colour"}},
+		{"form bad transform", "", strings.Replace(goodForm, "[trim, upper]", "[trim, shout]", 1), []string{`unknown transform "shout"`}},
+		{"form enum without values", "", strings.Replace(goodForm, "type: text, required: true}", "type: enum, required: true}", 1), []string{"an enum needs values"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			views, form := tt.views, tt.form
+			if views == "" {
+				views = goodViews
+			}
+			if form == "" {
+				form = goodForm
+			}
+			_, err := LoadMetadata(fstest.MapFS{
+				"views.yaml":         {Data: []byte(views)},
+				"forms/country.yaml": {Data: []byte(form)},
+			})
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			if ErrorCode(err) != CodeInvalid {
+				t.Errorf("code %v", ErrorCode(err))
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadMetadataReportsAllProblemsAtOnce(t *testing.T) {
+	bad := strings.Replace(strings.Replace(goodViews, "key: CountryID", "key: Nope", 1), "type: int", "type: money", 1)
+	_, err := LoadMetadata(fstest.MapFS{"views.yaml": {Data: []byte(bad)}})
+	if err == nil || !strings.Contains(err.Error(), "Nope") || !strings.Contains(err.Error(), "money") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// The committed metadata must always load: the server refuses to start otherwise.
+func TestRepositoryMetadataLoads(t *testing.T) {
+	if _, err := LoadMetadata(os.DirFS("..")); err != nil {
+		t.Fatal(err)
+	}
+}

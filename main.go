@@ -1,0 +1,160 @@
+// Command ledgerdesk is the Ledgerdesk server and its tools in one binary:
+//
+//	ledgerdesk serve     run the web application (the default)
+//	ledgerdesk migrate   apply pending database migrations and exit
+//	ledgerdesk check     validate the configuration, the metadata and the database
+//	ledgerdesk version   print the version
+//
+// Configuration is environment variables only; see the README.
+package main
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"ledgerdesk/engine"
+	"ledgerdesk/migrations"
+	"ledgerdesk/server"
+	"ledgerdesk/ui"
+)
+
+// version is set at build time: -ldflags "-X main.version=...".
+var version = "dev"
+
+// embeddedMetadata is the copy of views.yaml and forms/ compiled in, used
+// when METADATA_DIR is unset and the working directory has no views.yaml.
+//
+//go:embed views.yaml forms
+var embeddedMetadata embed.FS
+
+const usage = `usage: ledgerdesk <command>
+
+commands:
+  serve     run the web application (default)
+  migrate   apply pending database migrations and exit
+  check     validate configuration, metadata and database, then exit
+  version   print the version
+
+Configuration comes from environment variables (see README.md).
+`
+
+func main() {
+	if err := run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintf(os.Stderr, "ledgerdesk: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cmd := "serve"
+	if len(args) > 0 {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, "ledgerdesk", version)
+		return nil
+	case "help", "--help", "-h":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fset := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	if err := fset.Parse(args); err != nil {
+		return err
+	}
+
+	cfg, err := server.LoadConfig(getenv)
+	if err != nil {
+		return fmt.Errorf("configuration:\n%w", err)
+	}
+	log := newLogger(cfg, stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	meta, metaFrom, err := metadataFS(cfg)
+	if err != nil {
+		return err
+	}
+
+	switch cmd {
+	case "serve":
+		log.Info("starting", "version", version, "config", cfg, "metadata", metaFrom)
+		return server.Serve(ctx, cfg, log, server.ServeOptions{UI: ui.Dist(), Metadata: meta, Version: version})
+	case "migrate":
+		db, err := server.OpenDatabase(ctx, cfg, log)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		v, err := migrations.Up(ctx, db.Pool, log)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "database at schema version %d\n", v)
+		return nil
+	case "check":
+		return check(ctx, cfg, log, meta, metaFrom, stdout)
+	default:
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("unknown command %q", cmd)
+	}
+}
+
+// check validates what `serve` would validate, without serving: the
+// configuration (already parsed), the metadata, and the database schema.
+func check(ctx context.Context, cfg server.Config, log *slog.Logger, meta fs.FS, metaFrom string, stdout io.Writer) error {
+	md, err := engine.LoadMetadata(meta)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "metadata (%s): %d views, %d forms: ok\n", metaFrom, len(md.Views), len(md.Forms))
+	db, err := server.OpenDatabase(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	v, err := migrations.Version(ctx, db.Pool)
+	if err != nil {
+		v = 0 // a database never migrated has no goose table yet
+	}
+	latest := migrations.Latest()
+	fmt.Fprintf(stdout, "database: reachable, schema version %d of %d", v, latest)
+	if v < latest {
+		fmt.Fprint(stdout, " (pending migrations run at the next serve or migrate)")
+	}
+	fmt.Fprintln(stdout)
+	return nil
+}
+
+// metadataFS picks where views.yaml and forms/ come from: METADATA_DIR, else
+// the working directory when it holds views.yaml, else the embedded copy.
+func metadataFS(cfg server.Config) (fs.FS, string, error) {
+	if cfg.MetadataDir != "" {
+		return os.DirFS(cfg.MetadataDir), cfg.MetadataDir, nil
+	}
+	if _, err := os.Stat("views.yaml"); err == nil {
+		wd, _ := os.Getwd()
+		return os.DirFS("."), wd, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, "", fmt.Errorf("views.yaml: %w", err)
+	}
+	return embeddedMetadata, "embedded", nil
+}
+
+func newLogger(cfg server.Config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}

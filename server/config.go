@@ -1,0 +1,162 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Config is everything Ledgerdesk reads from the environment, with its
+// defaults. It is read once in main and passed down explicitly; nothing else
+// calls os.Getenv. The README lists the same variables.
+type Config struct {
+	DatabaseURL     string // DATABASE_URL; empty: the embedded cluster under DataDir/pg
+	ReadDatabaseURL string // READ_DATABASE_URL; optional replica for grids, exports, reports
+	ListenAddr      string // LISTEN_ADDR
+	MetadataDir     string // METADATA_DIR; empty: ./ when it holds views.yaml, else the embedded copy
+	DataDir         string // DATA_DIR: the embedded cluster and other local state
+	JWTSecret       string // JWT_SECRET; empty: generated and stored in the database on first run
+	AdminPassword   string // LEDGERDESK_ADMIN_PASSWORD; empty: generated and printed once
+	SMTPURL         string // SMTP_URL; empty: mail goes to the outbox table and the log
+	RatesURL        string // RATES_URL
+	UploadMaxBytes  int64  // UPLOAD_MAX_BYTES
+	BodyLimitBytes  int    // BODY_LIMIT_BYTES: every request body except uploads
+	LogLevel        slog.Level
+	LogFormat       string // LOG_FORMAT: text or json
+}
+
+// Defaults, in one place so the README and the code agree.
+const (
+	DefaultListenAddr     = ":8080"
+	DefaultDataDir        = ".data"
+	DefaultRatesURL       = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml"
+	DefaultUploadMaxBytes = 100 << 20
+	DefaultBodyLimitBytes = 1 << 20
+)
+
+// LoadConfig reads the configuration from getenv (os.Getenv in production, a
+// map in tests). It reports every bad value at once, each naming its variable.
+func LoadConfig(getenv func(string) string) (Config, error) {
+	cfg := Config{
+		DatabaseURL:     strings.TrimSpace(getenv("DATABASE_URL")),
+		ReadDatabaseURL: strings.TrimSpace(getenv("READ_DATABASE_URL")),
+		ListenAddr:      orDefault(getenv("LISTEN_ADDR"), DefaultListenAddr),
+		MetadataDir:     strings.TrimSpace(getenv("METADATA_DIR")),
+		DataDir:         orDefault(getenv("DATA_DIR"), DefaultDataDir),
+		JWTSecret:       getenv("JWT_SECRET"),
+		AdminPassword:   getenv("LEDGERDESK_ADMIN_PASSWORD"),
+		SMTPURL:         strings.TrimSpace(getenv("SMTP_URL")),
+		RatesURL:        orDefault(getenv("RATES_URL"), DefaultRatesURL),
+		UploadMaxBytes:  DefaultUploadMaxBytes,
+		BodyLimitBytes:  DefaultBodyLimitBytes,
+		LogFormat:       orDefault(getenv("LOG_FORMAT"), "text"),
+	}
+	var errs []error
+	bad := func(name, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", name, fmt.Sprintf(format, args...)))
+	}
+
+	for name, v := range map[string]string{"DATABASE_URL": cfg.DatabaseURL, "READ_DATABASE_URL": cfg.ReadDatabaseURL} {
+		if v == "" {
+			continue
+		}
+		if u, err := url.Parse(v); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+			bad(name, "must be a postgres:// URL")
+		}
+	}
+	if cfg.ReadDatabaseURL != "" && cfg.DatabaseURL == "" {
+		bad("READ_DATABASE_URL", "needs DATABASE_URL as well (the embedded database has no replica)")
+	}
+	if _, port, err := net.SplitHostPort(cfg.ListenAddr); err != nil {
+		bad("LISTEN_ADDR", "must be host:port or :port, got %q", cfg.ListenAddr)
+	} else if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		bad("LISTEN_ADDR", "port must be a number from 0 to 65535, got %q", port)
+	}
+	if cfg.JWTSecret != "" && len(cfg.JWTSecret) < 32 {
+		bad("JWT_SECRET", "must be at least 32 characters (or unset to generate one)")
+	}
+	if cfg.SMTPURL != "" {
+		if u, err := url.Parse(cfg.SMTPURL); err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Host == "" {
+			bad("SMTP_URL", "must look like smtp://user:pass@host:587 or smtps://host:465")
+		}
+	}
+	if u, err := url.Parse(cfg.RatesURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		bad("RATES_URL", "must be an http(s) URL")
+	}
+	if v := getenv("UPLOAD_MAX_BYTES"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1024 {
+			bad("UPLOAD_MAX_BYTES", "must be a whole number of bytes, at least 1024, got %q", v)
+		}
+		cfg.UploadMaxBytes = n
+	}
+	if v := getenv("BODY_LIMIT_BYTES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1024 {
+			bad("BODY_LIMIT_BYTES", "must be a whole number of bytes, at least 1024, got %q", v)
+		}
+		cfg.BodyLimitBytes = n
+	}
+	if v := getenv("LOG_LEVEL"); v != "" {
+		if err := cfg.LogLevel.UnmarshalText([]byte(v)); err != nil {
+			bad("LOG_LEVEL", "must be debug, info, warn or error, got %q", v)
+		}
+	}
+	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
+		bad("LOG_FORMAT", "must be text or json, got %q", cfg.LogFormat)
+	}
+	if cfg.MetadataDir != "" {
+		if st, err := os.Stat(cfg.MetadataDir); err != nil || !st.IsDir() {
+			bad("METADATA_DIR", "%q is not a directory", cfg.MetadataDir)
+		}
+	}
+	return cfg, errors.Join(errs...)
+}
+
+// LogValue keeps secrets out of logs: passwords in URLs and the secrets
+// themselves are masked.
+func (c Config) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("database", describeDatabase(c.DatabaseURL)),
+		slog.String("listen", c.ListenAddr),
+		slog.String("metadata_dir", c.MetadataDir),
+		slog.String("data_dir", c.DataDir),
+		slog.Bool("jwt_secret_set", c.JWTSecret != ""),
+		slog.String("smtp", MaskURL(c.SMTPURL)),
+		slog.Int64("upload_max_bytes", c.UploadMaxBytes),
+	)
+}
+
+func describeDatabase(u string) string {
+	if u == "" {
+		return "embedded"
+	}
+	return MaskURL(u)
+}
+
+// MaskURL hides the password of a URL so it can be logged or printed.
+func MaskURL(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+func orDefault(v, def string) string {
+	if v = strings.TrimSpace(v); v == "" {
+		return def
+	}
+	return v
+}

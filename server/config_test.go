@@ -1,0 +1,112 @@
+package server
+
+import (
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestLoadConfigDefaults(t *testing.T) {
+	cfg, err := LoadConfig(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.ListenAddr != ":8080" || cfg.DataDir != ".data" || cfg.DatabaseURL != "" ||
+		cfg.UploadMaxBytes != DefaultUploadMaxBytes || cfg.BodyLimitBytes != DefaultBodyLimitBytes ||
+		cfg.RatesURL != DefaultRatesURL || cfg.LogLevel != slog.LevelInfo || cfg.LogFormat != "text" {
+		t.Errorf("defaults: %+v", cfg)
+	}
+}
+
+func TestLoadConfigValues(t *testing.T) {
+	cfg, err := LoadConfig(env(map[string]string{
+		"DATABASE_URL":     "postgres://u:p@db:5432/ledger",
+		"LISTEN_ADDR":      "127.0.0.1:9000",
+		"UPLOAD_MAX_BYTES": "2048",
+		"LOG_LEVEL":        "debug",
+		"LOG_FORMAT":       "json",
+		"SMTP_URL":         "smtp://mail:25",
+		"JWT_SECRET":       strings.Repeat("s", 32),
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.ListenAddr != "127.0.0.1:9000" || cfg.UploadMaxBytes != 2048 || cfg.LogLevel != slog.LevelDebug ||
+		cfg.LogFormat != "json" || cfg.SMTPURL != "smtp://mail:25" {
+		t.Errorf("values: %+v", cfg)
+	}
+}
+
+func TestLoadConfigRejects(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"database scheme", map[string]string{"DATABASE_URL": "mysql://x/y"}, "DATABASE_URL: must be a postgres:// URL"},
+		{"replica without primary", map[string]string{"READ_DATABASE_URL": "postgres://r/db"}, "READ_DATABASE_URL: needs DATABASE_URL"},
+		{"listen without port", map[string]string{"LISTEN_ADDR": "localhost"}, "LISTEN_ADDR: must be host:port"},
+		{"listen bad port", map[string]string{"LISTEN_ADDR": ":99999"}, "LISTEN_ADDR: port must be a number"},
+		{"short jwt secret", map[string]string{"JWT_SECRET": "short"}, "JWT_SECRET: must be at least 32"},
+		{"smtp scheme", map[string]string{"SMTP_URL": "http://mail"}, "SMTP_URL"},
+		{"rates url", map[string]string{"RATES_URL": "ftp://x"}, "RATES_URL: must be an http(s) URL"},
+		{"upload size", map[string]string{"UPLOAD_MAX_BYTES": "lots"}, "UPLOAD_MAX_BYTES"},
+		{"body limit", map[string]string{"BODY_LIMIT_BYTES": "10"}, "BODY_LIMIT_BYTES"},
+		{"log level", map[string]string{"LOG_LEVEL": "loud"}, "LOG_LEVEL"},
+		{"log format", map[string]string{"LOG_FORMAT": "xml"}, "LOG_FORMAT"},
+		{"metadata dir", map[string]string{"METADATA_DIR": "/no/such/dir"}, "METADATA_DIR"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := LoadConfig(env(tt.env))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadConfigReportsEveryProblem(t *testing.T) {
+	_, err := LoadConfig(env(map[string]string{"LISTEN_ADDR": "x", "LOG_FORMAT": "xml"}))
+	if err == nil || !strings.Contains(err.Error(), "LISTEN_ADDR") || !strings.Contains(err.Error(), "LOG_FORMAT") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestLogValueMasksSecrets(t *testing.T) {
+	cfg, _ := LoadConfig(env(map[string]string{
+		"DATABASE_URL": "postgres://app:hunter2@db/ledger",
+		"SMTP_URL":     "smtp://mailer:mailpass@mail:587",
+		"JWT_SECRET":   strings.Repeat("k", 40),
+	}))
+	var sb strings.Builder
+	slog.New(slog.NewTextHandler(&sb, nil)).Info("cfg", "config", cfg)
+	for _, secret := range []string{"hunter2", "mailpass", strings.Repeat("k", 40)} {
+		if strings.Contains(sb.String(), secret) {
+			t.Errorf("log shows a secret: %s", sb.String())
+		}
+	}
+	if !strings.Contains(sb.String(), "app:xxxxx@db") {
+		t.Errorf("log should show the masked URL: %s", sb.String())
+	}
+}
+
+func TestShortCause(t *testing.T) {
+	tests := map[string]string{
+		"failed to connect to `user=postgres database=x`: 127.0.0.1:5999 (127.0.0.1): dial error: dial tcp 127.0.0.1:5999: connect: connection refused": "connection refused",
+		`failed to connect: server error: FATAL: database "nodb" does not exist (SQLSTATE 3D000)`:                                                       `database "nodb" does not exist (SQLSTATE 3D000)`,
+	}
+	for in, want := range tests {
+		if got := shortCause(errString(in)); got != want {
+			t.Errorf("shortCause(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }

@@ -1,0 +1,74 @@
+package server
+
+import (
+	"errors"
+	"log/slog"
+
+	"github.com/gofiber/fiber/v3"
+	"github.com/gofiber/fiber/v3/middleware/requestid"
+
+	"ledgerdesk/engine"
+)
+
+// envelope is the shape of every API answer.
+type envelope struct {
+	Succeeded bool   `json:"succeeded"`
+	Data      any    `json:"data"`
+	Error     string `json:"error,omitempty"`
+	Field     string `json:"field,omitempty"`
+	RequestID string `json:"requestId,omitempty"`
+}
+
+func ok(c fiber.Ctx, data any) error {
+	return c.JSON(envelope{Succeeded: true, Data: data})
+}
+
+// statusOf is the one table from error codes to HTTP statuses.
+var statusOf = map[engine.Code]int{
+	engine.CodeInvalid:      fiber.StatusBadRequest,
+	engine.CodeUnauthorized: fiber.StatusUnauthorized,
+	engine.CodeForbidden:    fiber.StatusForbidden,
+	engine.CodeNotFound:     fiber.StatusNotFound,
+	engine.CodeConflict:     fiber.StatusConflict,
+	engine.CodeTooLarge:     fiber.StatusRequestEntityTooLarge,
+	engine.CodeRateLimited:  fiber.StatusTooManyRequests,
+	engine.CodeUnavailable:  fiber.StatusServiceUnavailable,
+	engine.CodeInternal:     fiber.StatusInternalServerError,
+}
+
+// errorHandler turns any error a handler returns into the envelope with the
+// right status. Typed errors carry a message meant for the user; Fiber's own
+// errors (unknown route, body too large, bad method) keep theirs; anything
+// else is a 500 whose cause goes to the log only, with the request id so a
+// user's report can be found.
+func errorHandler(log *slog.Logger) fiber.ErrorHandler {
+	return func(c fiber.Ctx, err error) error {
+		rid := requestid.FromContext(c)
+		env := envelope{Succeeded: false, RequestID: rid}
+		status := fiber.StatusInternalServerError
+
+		var typed *engine.Error
+		var fe *fiber.Error
+		switch {
+		case errors.As(engine.TranslatePG(err), &typed):
+			status = statusOf[typed.Code]
+			env.Error, env.Field = typed.Message, typed.Field
+		case errors.As(err, &fe):
+			status = fe.Code
+			env.Error = fe.Message
+			if fe.Code == fiber.StatusRequestEntityTooLarge {
+				env.Error = "the request body is too large"
+			}
+		}
+		if status == 0 {
+			status = fiber.StatusInternalServerError
+		}
+		if status >= 500 {
+			if env.Error == "" || typed != nil && typed.Code == engine.CodeInternal {
+				env.Error = "an internal error occurred; quote request id " + rid + " when reporting it"
+			}
+			log.Error("request failed", "request_id", rid, "method", c.Method(), "path", c.Path(), "status", status, "err", err)
+		}
+		return c.Status(status).JSON(env)
+	}
+}

@@ -1,0 +1,184 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gofiber/fiber/v3"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"ledgerdesk/engine"
+	"ledgerdesk/internal/pgcluster"
+	"ledgerdesk/migrations"
+)
+
+// Database is the connection pool and, when DATABASE_URL is unset, the
+// embedded cluster behind it.
+type Database struct {
+	Pool    *pgxpool.Pool
+	URL     string
+	cluster *pgcluster.Cluster
+}
+
+// OpenDatabase connects to DATABASE_URL, or starts the embedded cluster when
+// it is unset, and checks the database answers. Failures come back as one
+// line that says what to change.
+func OpenDatabase(ctx context.Context, cfg Config, log *slog.Logger) (*Database, error) {
+	db := &Database{URL: cfg.DatabaseURL}
+	if db.URL == "" {
+		c, err := pgcluster.Start(ctx, cfg.DataDir, log)
+		if err != nil {
+			return nil, err
+		}
+		db.cluster, db.URL = c, c.URL()
+	}
+	pcfg, err := pgxpool.ParseConfig(db.URL)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("DATABASE_URL: %s", shortCause(err))
+	}
+	pcfg.ConnConfig.RuntimeParams["application_name"] = "ledgerdesk"
+	pcfg.ConnConfig.ConnectTimeout = 10 * time.Second
+	db.Pool, err = pgxpool.NewWithConfig(ctx, pcfg)
+	if err == nil {
+		pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		err = db.Pool.Ping(pctx)
+		cancel()
+	}
+	if err != nil {
+		db.Close()
+		if cfg.DatabaseURL == "" {
+			return nil, fmt.Errorf("the embedded database does not answer: %s", shortCause(err))
+		}
+		return nil, fmt.Errorf("cannot connect to DATABASE_URL %s: %s", MaskURL(cfg.DatabaseURL), shortCause(err))
+	}
+	return db, nil
+}
+
+// Close closes the pool and stops the embedded cluster if this process started it.
+func (db *Database) Close() {
+	if db.Pool != nil {
+		db.Pool.Close()
+	}
+	if err := db.cluster.Stop(); err != nil {
+		slog.Warn("embedded database", "err", err)
+	}
+}
+
+// Embedded reports whether the database is the embedded cluster.
+func (db *Database) Embedded() bool { return db.cluster != nil }
+
+// ServeOptions are the parts of a server that come from the binary itself.
+type ServeOptions struct {
+	UI       fs.FS // built UI or nil
+	Metadata fs.FS // views.yaml and forms/
+	Version  string
+	// Ready, when set, is called with the bound address once the server accepts
+	// connections (tests and the e2e runner use it).
+	Ready func(addr net.Addr)
+}
+
+// Serve runs Ledgerdesk until ctx ends (SIGINT/SIGTERM in main): it binds the
+// port first (a port in use fails fast), opens the database, migrates,
+// loads the metadata, serves, then shuts down gracefully and stops the
+// embedded database.
+func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) error {
+	ln, err := Listen(cfg.ListenAddr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+
+	md, err := engine.LoadMetadata(opt.Metadata)
+	if err != nil {
+		return err
+	}
+	db, err := OpenDatabase(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	version, err := migrations.Up(ctx, db.Pool, log)
+	if err != nil {
+		return fmt.Errorf("database migration failed: %s", shortCause(err))
+	}
+	log.Info("database ready", "schema_version", version, "database", describeDatabase(cfg.DatabaseURL))
+
+	app := New(Deps{Config: cfg, Pool: db.Pool, Log: log, UI: opt.UI, Version: opt.Version})
+	log.Info("metadata loaded", "views", len(md.Views), "forms", len(md.Forms))
+
+	serveErr := make(chan error, 1)
+	go func() {
+		serveErr <- app.Listener(ln, fiber.ListenConfig{DisableStartupMessage: true})
+	}()
+	fmt.Fprintf(os.Stdout, "Ledgerdesk %s is running at %s\n", opt.Version, PublicURL(ln.Addr()))
+	if opt.UI == nil {
+		fmt.Fprintln(os.Stdout, "  (built without the web interface: use `go tool task up` or `go tool task build` for it)")
+	}
+	if opt.Ready != nil {
+		opt.Ready(ln.Addr())
+	}
+
+	select {
+	case err := <-serveErr:
+		if err != nil {
+			return fmt.Errorf("server stopped: %w", err)
+		}
+		return nil
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	if err := app.ShutdownWithTimeout(15 * time.Second); err != nil {
+		log.Warn("shutdown", "err", err)
+	}
+	return nil
+}
+
+// Listen binds addr, turning the common failures into one clear line.
+func Listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	switch {
+	case err == nil:
+		return ln, nil
+	case errors.Is(err, syscall.EADDRINUSE):
+		return nil, fmt.Errorf("LISTEN_ADDR %s: the port is already in use; stop the program using it or set LISTEN_ADDR to another port (for example LISTEN_ADDR=:8081)", addr)
+	case errors.Is(err, syscall.EACCES):
+		return nil, fmt.Errorf("LISTEN_ADDR %s: permission denied for this port; use a port above 1023", addr)
+	default:
+		return nil, fmt.Errorf("LISTEN_ADDR %s: %s", addr, shortCause(err))
+	}
+}
+
+// PublicURL is the address a person on this machine opens in a browser.
+func PublicURL(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok {
+		return "http://" + a.String()
+	}
+	host := tcp.IP.String()
+	if tcp.IP.IsUnspecified() || tcp.IP.IsLoopback() {
+		host = "localhost"
+	}
+	return fmt.Sprintf("http://%s", net.JoinHostPort(host, fmt.Sprint(tcp.Port)))
+}
+
+// shortCause keeps the last, most specific part of a chained driver error
+// ("connection refused", "password authentication failed ..."): the whole
+// chain repeats host and user details and reads as noise on one line.
+func shortCause(err error) string {
+	msg := err.Error()
+	parts := strings.Split(msg, ": ")
+	last := parts[len(parts)-1]
+	if len(parts) > 1 && (strings.HasPrefix(last, "(") || len(last) < 12) {
+		last = parts[len(parts)-2] + ": " + last
+	}
+	return last
+}

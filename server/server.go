@@ -1,0 +1,137 @@
+// Package server is Ledgerdesk's HTTP side: configuration, the Fiber
+// application with its middleware (request ids, access and error logs, panic
+// recovery, body limits, security headers), the one mapping from typed errors
+// to statuses and the {succeeded, data, error} envelope, the routes, and the
+// built UI served from the binary. It is the only package that imports Fiber.
+package server
+
+import (
+	"context"
+	"io/fs"
+	"log/slog"
+	"time"
+
+	"github.com/gofiber/fiber/v3"
+	"github.com/gofiber/fiber/v3/middleware/recover"
+	"github.com/gofiber/fiber/v3/middleware/requestid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"ledgerdesk/migrations"
+)
+
+// Deps is what the HTTP application needs from the outside world.
+type Deps struct {
+	Config  Config
+	Pool    *pgxpool.Pool
+	Log     *slog.Logger
+	UI      fs.FS // the built UI (index.html at its root); nil when not built in
+	Version string
+	Now     func() time.Time
+}
+
+// New builds the Fiber application with every route and middleware.
+func New(d Deps) *fiber.App { return newApp(d, nil) }
+
+// newApp is New with a hook that registers extra API routes ahead of the
+// catch-all ones (tests use it to exercise the error path and recovery).
+func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	app := fiber.New(fiber.Config{
+		AppName:      "Ledgerdesk",
+		BodyLimit:    d.Config.BodyLimitBytes,
+		ReadTimeout:  30 * time.Second,
+		WriteTimeout: 5 * time.Minute, // exports stream for a while
+		IdleTimeout:  2 * time.Minute,
+		ErrorHandler: errorHandler(d.Log),
+	})
+	app.Use(requestid.New())
+	app.Use(accessLog(d.Log))
+	app.Use(recover.New(recover.Config{
+		EnableStackTrace:  true,
+		StackTraceHandler: logPanic(d.Log),
+	}))
+	app.Use(securityHeaders)
+
+	api := app.Group("/api")
+	api.Get("/health", health(d))
+	if extra != nil {
+		extra(api)
+	}
+	api.All("/*", func(c fiber.Ctx) error {
+		return fiber.NewError(fiber.StatusNotFound, "no such API endpoint: "+c.Method()+" "+c.Path())
+	})
+
+	app.Get("/assets/app-config.json", appConfig(d))
+	mountUI(app, d.UI)
+	return app
+}
+
+// health reports whether the database answers and at which schema version.
+// It is public: load balancers and the README's first check use it.
+func health(d Deps) fiber.Handler {
+	type answer struct {
+		Status        string `json:"status"`
+		Database      string `json:"database"`
+		SchemaVersion int64  `json:"schemaVersion"`
+		LatestSchema  int64  `json:"latestSchema"`
+		Version       string `json:"version"`
+		Time          string `json:"time"`
+	}
+	return func(c fiber.Ctx) error {
+		ctx, cancel := context.WithTimeout(c.Context(), 2*time.Second)
+		defer cancel()
+		a := answer{Status: "ok", Database: "up", LatestSchema: migrations.Latest(), Version: d.Version,
+			Time: d.Now().UTC().Format(time.RFC3339)}
+		v, err := migrations.Version(ctx, d.Pool)
+		if err != nil {
+			d.Log.Warn("health: database unreachable", "err", err)
+			a.Status, a.Database = "degraded", "down"
+			return c.Status(fiber.StatusServiceUnavailable).JSON(envelope{Succeeded: false, Data: a, Error: "the database is not reachable"})
+		}
+		a.SchemaVersion = v
+		return ok(c, a)
+	}
+}
+
+// appConfig is the application configuration the UI loads at start (spec 01
+// section 3, "Application configuration").
+func appConfig(d Deps) fiber.Handler {
+	type language struct {
+		Code string `json:"code"`
+		Name string `json:"name"`
+	}
+	cfg := struct {
+		APIBase           string     `json:"apiBase"`
+		AppName           string     `json:"appName"`
+		Version           string     `json:"version"`
+		Languages         []language `json:"languages"`
+		DefaultLanguage   string     `json:"defaultLanguage"`
+		DateFormats       []string   `json:"dateFormats"`
+		DefaultDateFormat string     `json:"defaultDateFormat"`
+		PageSizes         []int      `json:"pageSizes"`
+		DefaultPageSize   int        `json:"defaultPageSize"`
+		UploadMaxBytes    int64      `json:"uploadMaxBytes"`
+	}{
+		APIBase: "/api",
+		AppName: "Ledgerdesk",
+		Version: d.Version,
+		Languages: []language{
+			{"en", "English"}, {"sv", "Svenska"}, {"es", "Español"}, {"pt", "Português"},
+		},
+		DefaultLanguage: "en",
+		DateFormats: []string{
+			"DD-MM-YYYY HH:mm:ss", "DD/MM/YYYY HH:mm:ss", "MM-DD-YYYY HH:mm:ss",
+			"MM/DD/YYYY HH:mm:ss", "YYYY-MM-DD HH:mm:ss", "YYYY/MM/DD HH:mm:ss",
+		},
+		DefaultDateFormat: "DD-MM-YYYY HH:mm:ss",
+		PageSizes:         []int{10, 25, 50, 100},
+		DefaultPageSize:   100,
+		UploadMaxBytes:    d.Config.UploadMaxBytes,
+	}
+	return func(c fiber.Ctx) error {
+		c.Set(fiber.HeaderCacheControl, "no-store")
+		return c.JSON(cfg)
+	}
+}
