@@ -3,6 +3,7 @@
 //	ledgerdesk serve     run the web application (the default)
 //	ledgerdesk migrate   apply pending database migrations and exit
 //	ledgerdesk check     validate the configuration, the metadata and the database
+//	ledgerdesk outbox    show the newest messages waiting in the mail outbox
 //	ledgerdesk version   print the version
 //
 // Configuration is environment variables only; see the README.
@@ -20,6 +21,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"ledgerdesk/engine"
 	"ledgerdesk/migrations"
@@ -42,6 +44,7 @@ commands:
   serve     run the web application (default)
   migrate   apply pending database migrations and exit
   check     validate configuration, metadata and database, then exit
+  outbox    show the newest messages in the mail outbox (-n count)
   version   print the version
 
 Configuration comes from environment variables (see README.md).
@@ -69,6 +72,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	}
 	fset := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fset.SetOutput(stderr)
+	count := fset.Int("n", 5, "outbox: how many messages to show")
 	if err := fset.Parse(args); err != nil {
 		return err
 	}
@@ -104,6 +108,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 		return nil
 	case "check":
 		return check(ctx, cfg, log, meta, metaFrom, stdout)
+	case "outbox":
+		return outbox(ctx, cfg, log, *count, stdout)
 	default:
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("unknown command %q", cmd)
@@ -134,6 +140,36 @@ func check(ctx context.Context, cfg server.Config, log *slog.Logger, meta fs.FS,
 	}
 	fmt.Fprintln(stdout)
 	return nil
+}
+
+// outbox prints the newest messages of the mail outbox: where sign-in and
+// reset codes wait when SMTP_URL (or a mobile provider) is not configured.
+func outbox(ctx context.Context, cfg server.Config, log *slog.Logger, n int, stdout io.Writer) error {
+	db, err := server.OpenDatabase(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	rows, err := db.Pool.Query(ctx, `select id, created_on, channel, recipient, subject, body from mail_outbox order by id desc limit $1`, n)
+	if err != nil {
+		return fmt.Errorf("outbox: %w", err)
+	}
+	defer rows.Close()
+	shown := 0
+	for rows.Next() {
+		var id int64
+		var at time.Time
+		var channel, to, subject, body string
+		if err := rows.Scan(&id, &at, &channel, &to, &subject, &body); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "#%d  %s  %s to %s\n%s\n\n%s\n", id, at.Format(time.RFC3339), channel, to, subject, body)
+		shown++
+	}
+	if shown == 0 {
+		fmt.Fprintln(stdout, "the outbox is empty")
+	}
+	return rows.Err()
 }
 
 // metadataFS picks where views.yaml and forms/ come from: METADATA_DIR, else

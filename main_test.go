@@ -35,6 +35,10 @@ func TestCommands(t *testing.T) {
 	if err != nil || strings.Contains(out, "pending") || !strings.Contains(out, "metadata (") {
 		t.Fatalf("check after migrate: %q, %v", out, err)
 	}
+	out, err = runWith(t, env, "outbox")
+	if err != nil || !strings.Contains(out, "the outbox is empty") {
+		t.Fatalf("outbox: %q, %v", out, err)
+	}
 }
 
 func TestCommandErrors(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/mail"
 	"net/url"
 	"os"
 	"strconv"
@@ -23,6 +24,7 @@ type Config struct {
 	JWTSecret       string // JWT_SECRET; empty: generated and stored in the database on first run
 	AdminPassword   string // LEDGERDESK_ADMIN_PASSWORD; empty: generated and printed once
 	SMTPURL         string // SMTP_URL; empty: mail goes to the outbox table and the log
+	MailFrom        string // MAIL_FROM: sender address of the product's mail
 	RatesURL        string // RATES_URL
 	UploadMaxBytes  int64  // UPLOAD_MAX_BYTES
 	BodyLimitBytes  int    // BODY_LIMIT_BYTES: every request body except uploads
@@ -34,6 +36,7 @@ type Config struct {
 const (
 	DefaultListenAddr     = ":8080"
 	DefaultDataDir        = ".data"
+	DefaultMailFrom       = "Ledgerdesk <no-reply@ledgerdesk.local>"
 	DefaultRatesURL       = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml"
 	DefaultUploadMaxBytes = 100 << 20
 	DefaultBodyLimitBytes = 1 << 20
@@ -51,6 +54,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		JWTSecret:       getenv("JWT_SECRET"),
 		AdminPassword:   getenv("LEDGERDESK_ADMIN_PASSWORD"),
 		SMTPURL:         strings.TrimSpace(getenv("SMTP_URL")),
+		MailFrom:        orDefault(getenv("MAIL_FROM"), DefaultMailFrom),
 		RatesURL:        orDefault(getenv("RATES_URL"), DefaultRatesURL),
 		UploadMaxBytes:  DefaultUploadMaxBytes,
 		BodyLimitBytes:  DefaultBodyLimitBytes,
@@ -84,6 +88,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		if u, err := url.Parse(cfg.SMTPURL); err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Host == "" {
 			bad("SMTP_URL", "must look like smtp://user:pass@host:587 or smtps://host:465")
 		}
+	}
+	if _, err := mail.ParseAddress(cfg.MailFrom); err != nil {
+		bad("MAIL_FROM", "must be an email address, optionally with a name (Name <addr@host>)")
 	}
 	if u, err := url.Parse(cfg.RatesURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		bad("RATES_URL", "must be an http(s) URL")

@@ -18,6 +18,8 @@ import (
 	"ledgerdesk/engine"
 	"ledgerdesk/internal/pgcluster"
 	"ledgerdesk/migrations"
+	"ledgerdesk/screens/identity"
+	"ledgerdesk/screens/mail"
 )
 
 // Database is the connection pool and, when DATABASE_URL is unset, the
@@ -112,7 +114,17 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 	}
 	log.Info("database ready", "schema_version", version, "database", describeDatabase(cfg.DatabaseURL))
 
-	app := New(Deps{Config: cfg, Pool: db.Pool, Log: log, UI: opt.UI, Version: opt.Version})
+	ident, sender, err := NewIdentity(ctx, cfg, db.Pool, log)
+	if err != nil {
+		return err
+	}
+	defer sender.Wait()
+	admin, err := ident.EnsureAdmin(ctx, cfg.AdminPassword)
+	if err != nil {
+		return fmt.Errorf("first admin: %w", err)
+	}
+
+	app := New(Deps{Config: cfg, Pool: db.Pool, Log: log, UI: opt.UI, Version: opt.Version, Identity: ident})
 	log.Info("metadata loaded", "views", len(md.Views), "forms", len(md.Forms))
 
 	serveErr := make(chan error, 1)
@@ -120,6 +132,14 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 		serveErr <- app.Listener(ln, fiber.ListenConfig{DisableStartupMessage: true})
 	}()
 	fmt.Fprintf(os.Stdout, "Ledgerdesk %s is running at %s\n", opt.Version, PublicURL(ln.Addr()))
+	switch {
+	case admin.Created && admin.Password != "":
+		fmt.Fprintf(os.Stdout, "  first sign-in: user %q, password %q (generated now and shown only this once; change it under Profile or Users)\n", admin.Username, admin.Password)
+	case admin.Created:
+		fmt.Fprintf(os.Stdout, "  first sign-in: user %q with the password from LEDGERDESK_ADMIN_PASSWORD\n", admin.Username)
+	default:
+		fmt.Fprintf(os.Stdout, "  sign in with your account (the first admin user is %q)\n", admin.Username)
+	}
 	if opt.UI == nil {
 		fmt.Fprintln(os.Stdout, "  (built without the web interface: use `go tool task up` or `go tool task build` for it)")
 	}
@@ -140,6 +160,20 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 		log.Warn("shutdown", "err", err)
 	}
 	return nil
+}
+
+// NewIdentity builds the identity service with its token secret (configured,
+// or generated once and kept in the database) and its mail sender.
+func NewIdentity(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.Logger) (*identity.Service, *mail.Sender, error) {
+	secret, err := identity.LoadSecret(ctx, pool, cfg.JWTSecret)
+	if err != nil {
+		return nil, nil, err
+	}
+	sender, err := mail.New(cfg.SMTPURL, cfg.MailFrom, pool, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	return identity.New(identity.Options{Pool: pool, Secret: secret, Mail: sender, Log: log}), sender, nil
 }
 
 // Listen binds addr, turning the common failures into one clear line.

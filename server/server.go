@@ -17,16 +17,18 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"ledgerdesk/migrations"
+	"ledgerdesk/screens/identity"
 )
 
 // Deps is what the HTTP application needs from the outside world.
 type Deps struct {
-	Config  Config
-	Pool    *pgxpool.Pool
-	Log     *slog.Logger
-	UI      fs.FS // the built UI (index.html at its root); nil when not built in
-	Version string
-	Now     func() time.Time
+	Config   Config
+	Pool     *pgxpool.Pool
+	Log      *slog.Logger
+	UI       fs.FS // the built UI (index.html at its root); nil when not built in
+	Identity *identity.Service
+	Version  string
+	Now      func() time.Time
 }
 
 // New builds the Fiber application with every route and middleware.
@@ -56,6 +58,7 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 
 	api := app.Group("/api")
 	api.Get("/health", health(d))
+	(&apiHandlers{identity: d.Identity}).mountIdentity(api)
 	if extra != nil {
 		extra(api)
 	}

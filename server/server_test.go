@@ -48,7 +48,9 @@ func testApp(t *testing.T, pool *pgxpool.Pool, logs io.Writer) *fiber.App {
 	}
 	d := Deps{Config: testConfig(t), Pool: pool, Log: slog.New(slog.NewTextHandler(logs, nil)), UI: testUI, Version: "test"}
 	return newApp(d, func(api fiber.Router) {
-		api.Get("/test/invalid", func(fiber.Ctx) error { return engine.Invalid("CountryCode", "CountryCode must be at most 3 characters") })
+		api.Get("/test/invalid", func(fiber.Ctx) error {
+			return engine.Invalid("CountryCode", "CountryCode must be at most 3 characters")
+		})
 		api.Get("/test/conflict", func(fiber.Ctx) error { return engine.Conflict("the row was changed by someone else") })
 		api.Get("/test/unique", func(fiber.Ctx) error {
 			return &pgconn.PgError{Code: "23505", ConstraintName: "country_code_key", Message: "duplicate key value violates unique constraint"}

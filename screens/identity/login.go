@@ -1,0 +1,349 @@
+package identity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"ledgerdesk/engine"
+	"ledgerdesk/screens/mail"
+)
+
+// LoginResult is the answer to a sign-in: a session, or a second-factor
+// challenge to answer through VerifyLogin.
+type LoginResult struct {
+	Token             string     `json:"token,omitempty"`
+	ExpiresAt         *time.Time `json:"expiresAt,omitempty"`
+	User              *Profile   `json:"user,omitempty"`
+	ScreenIDs         []int      `json:"screenIds,omitempty"`
+	Roles             []RoleRef  `json:"roles,omitempty"`
+	TwoFactorRequired bool       `json:"twoFactorRequired,omitempty"`
+	ChallengeID       string     `json:"challengeId,omitempty"`
+	Channel           string     `json:"channel,omitempty"`
+}
+
+// RoleRef names a role a user holds.
+type RoleRef struct {
+	ID       int64  `json:"id"`
+	RoleID   int64  `json:"roleId"`
+	RoleName string `json:"roleName"`
+}
+
+// Client is where a request comes from, for throttling and session records.
+type Client struct {
+	IP        string
+	UserAgent string
+}
+
+var errBadLogin = engine.Unauthorized("Invalid username or password.")
+
+// Login checks a username and password. Unknown users, wrong passwords and
+// disabled accounts get the same answer in about the same time. Failures are
+// throttled per account (back-off after a few, at most accountFailsHour an
+// hour) and per address.
+func (s *Service) Login(ctx context.Context, username, password string, from Client) (*LoginResult, error) {
+	username = strings.TrimSpace(username)
+	switch {
+	case username == "":
+		return nil, engine.Invalid("username", "Username is required.")
+	case password == "":
+		return nil, engine.Invalid("password", "Password is required.")
+	case len(username) > 254 || len(password) > 256:
+		return nil, errBadLogin
+	}
+	if err := s.throttle(ctx, username, from.IP); err != nil {
+		return nil, err
+	}
+
+	var (
+		userID        int64
+		hash          string
+		active, twoFA bool
+		factor        int
+		email, mobile string
+		canonicalName string
+	)
+	err := s.pool.QueryRow(ctx, `select id, username, password_hash, is_active, enable_two_factor, two_factor_type, email, coalesce(mobile_number, '')
+		from app_user where lower(username) = lower($1)`, username).
+		Scan(&userID, &canonicalName, &hash, &active, &twoFA, &factor, &email, &mobile)
+	found := err == nil
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return nil, err
+	}
+	if !found {
+		hash = dummyHash
+	}
+	match, err := VerifyPassword(hash, password)
+	if err != nil {
+		return nil, engine.Internal(fmt.Errorf("login %s: %w", username, err))
+	}
+	if !found || !match || !active {
+		reason := "wrong password"
+		switch {
+		case !found:
+			reason = "unknown user"
+		case !active:
+			reason = "user disabled"
+		}
+		err := s.inTx(ctx, func(tx pgx.Tx) error {
+			if err := s.recordAttempt(ctx, tx, username, from.IP, false); err != nil {
+				return err
+			}
+			return engine.Audit(ctx, tx, engine.AuditEntry{Action: "login.failed", Entity: "user", EntityID: idOrEmpty(found, userID),
+				Actor: username, After: map[string]string{"reason": reason, "ip": from.IP}})
+		})
+		if err != nil {
+			return nil, err
+		}
+		return nil, errBadLogin
+	}
+
+	if twoFA {
+		channel, to := mail.Email, email
+		if factor == 2 {
+			channel, to = mail.Mobile, mobile
+		}
+		var challenge, code string
+		err := s.inTx(ctx, func(tx pgx.Tx) error {
+			var issued int
+			if err := tx.QueryRow(ctx, `select count(*) from one_time_code where user_id = $1 and purpose = 'login' and created_on > $2`,
+				userID, s.now().Add(-time.Hour)).Scan(&issued); err != nil {
+				return err
+			}
+			if issued >= loginCodesPerHour {
+				return &engine.Error{Code: engine.CodeRateLimited, Message: "Too many sign-in codes were requested for this account. Try again later."}
+			}
+			var err error
+			if challenge, code, err = s.issueCode(ctx, tx, userID, "login", channel); err != nil {
+				return err
+			}
+			return engine.Audit(ctx, tx, engine.AuditEntry{Action: "login.challenge", Entity: "user", EntityID: fmt.Sprint(userID),
+				Actor: canonicalName, After: map[string]string{"channel": channel, "ip": from.IP}})
+		})
+		if err != nil {
+			return nil, err
+		}
+		s.mail.Send(mail.Message{Channel: channel, To: to, Subject: "Your Ledgerdesk sign-in code",
+			Body: fmt.Sprintf("Your Ledgerdesk sign-in code is %s.\n\nIt is valid for %d minutes. If you did not try to sign in, change your password.\n", code, int(codeTTL.Minutes()))})
+		return &LoginResult{TwoFactorRequired: true, ChallengeID: challenge, Channel: channel}, nil
+	}
+	return s.startSession(ctx, userID, canonicalName, from, "login.succeeded")
+}
+
+// VerifyLogin completes a sign-in with the code sent for the challenge.
+func (s *Service) VerifyLogin(ctx context.Context, challengeID, code string, from Client) (*LoginResult, error) {
+	code = strings.TrimSpace(code)
+	if challengeID == "" {
+		return nil, engine.Invalid("challengeId", "challengeId is required.")
+	}
+	if len(code) != 6 || strings.Trim(code, "0123456789") != "" {
+		return nil, engine.Invalid("code", "Enter the 6-digit code.")
+	}
+	if _, err := uuid.Parse(challengeID); err != nil {
+		return nil, engine.Unauthorized("The code is invalid or has expired. Sign in again to get a new code.")
+	}
+	var userID int64
+	var ok bool
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		userID, ok, err = s.spendCode(ctx, tx, challengeID, "login", code)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		if err := engine.Audit(ctx, s.pool, engine.AuditEntry{Action: "login.code_failed", Entity: "user", Actor: "unknown",
+			After: map[string]string{"challengeId": challengeID, "ip": from.IP}}); err != nil {
+			return nil, err
+		}
+		return nil, engine.Unauthorized("The code is invalid or has expired. After 5 wrong tries a code stops working; sign in again to get a new one.")
+	}
+	var name string
+	var active bool
+	if err := s.pool.QueryRow(ctx, `select username, is_active from app_user where id = $1`, userID).Scan(&name, &active); err != nil || !active {
+		return nil, errBadLogin
+	}
+	return s.startSession(ctx, userID, name, from, "login.succeeded")
+}
+
+// startSession records a session and returns its token with everything the
+// UI stores: the profile, the permitted screens and the roles.
+func (s *Service) startSession(ctx context.Context, userID int64, username string, from Client, action string) (*LoginResult, error) {
+	sessionID := uuid.NewString()
+	token, exp, err := s.tokens.Issue(userID, sessionID)
+	if err != nil {
+		return nil, engine.Internal(err)
+	}
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `insert into auth_session (id, user_id, issued_at, expires_at, ip, user_agent) values ($1, $2, $3, $4, $5, $6)`,
+			sessionID, userID, s.now(), exp, from.IP, truncate(from.UserAgent, 300)); err != nil {
+			return err
+		}
+		if err := s.recordAttempt(ctx, tx, username, from.IP, true); err != nil {
+			return err
+		}
+		return engine.Audit(ctx, tx, engine.AuditEntry{Action: action, Entity: "user", EntityID: fmt.Sprint(userID),
+			Actor: username, After: map[string]string{"ip": from.IP}})
+	})
+	if err != nil {
+		return nil, err
+	}
+	profile, err := s.profile(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	screens, err := s.userScreens(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	roles, err := s.userRoles(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	return &LoginResult{Token: token, ExpiresAt: &exp, User: profile, ScreenIDs: screens, Roles: roles}, nil
+}
+
+// Logout revokes the session of the calling token.
+func (s *Service) Logout(ctx context.Context) error {
+	a := engine.ActorFrom(ctx)
+	if a.SessionID == "" {
+		return engine.Unauthorized("Not signed in.")
+	}
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `update auth_session set revoked_at = $2 where id = $1 and revoked_at is null`, a.SessionID, s.now()); err != nil {
+			return err
+		}
+		return engine.Audit(ctx, tx, engine.AuditEntry{Action: "logout", Entity: "user", EntityID: fmt.Sprint(a.UserID)})
+	})
+}
+
+var errSession = engine.Unauthorized("Your session has ended or is not valid. Please sign in again.")
+
+// Authenticate turns a bearer token into the actor of a request. It reads
+// the session, the user and the user's screens on every call, so a revoked
+// session, a disabled user or a changed role counts from the next request.
+func (s *Service) Authenticate(ctx context.Context, token string) (*engine.Actor, error) {
+	sessionID, userID, err := s.tokens.Parse(token)
+	if err != nil {
+		return nil, errSession
+	}
+	if _, err := uuid.Parse(sessionID); err != nil {
+		return nil, errSession
+	}
+	a := &engine.Actor{UserID: userID, SessionID: sessionID, Screens: map[int]bool{}}
+	var live bool
+	var screens []int32
+	err = s.pool.QueryRow(ctx, `
+		select u.username, s.revoked_at is null and s.expires_at > $3 and u.is_active,
+		       array(`+screensOfUser("$2")+`)
+		from auth_session s join app_user u on u.id = s.user_id
+		where s.id = $1 and s.user_id = $2`, sessionID, userID, s.now()).Scan(&a.Username, &live, &screens)
+	if errors.Is(err, pgx.ErrNoRows) || err == nil && !live {
+		return nil, errSession
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range screens {
+		a.Screens[int(id)] = true
+	}
+	return a, nil
+}
+
+// screensOfUser is the query of the screen ids the roles of a user grant
+// (the user id is the bind parameter param); the Administrator role grants
+// every screen.
+func screensOfUser(param string) string {
+	return `select ws.id from web_screen ws
+	where exists (select 1 from user_role ur join role r on r.id = ur.role_id
+		where ur.user_id = ` + param + ` and (r.is_admin or exists (select 1 from role_screen rs where rs.role_id = r.id and rs.screen_id = ws.id)))
+	order by ws.id`
+}
+
+func (s *Service) userScreens(ctx context.Context, userID int64) ([]int, error) {
+	rows, err := s.pool.Query(ctx, screensOfUser("$1"), userID)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if ids == nil {
+		ids = []int{}
+	}
+	return ids, err
+}
+
+func (s *Service) userRoles(ctx context.Context, userID int64) ([]RoleRef, error) {
+	rows, err := s.pool.Query(ctx, `select r.id, r.id, r.role_name from user_role ur join role r on r.id = ur.role_id
+		where ur.user_id = $1 order by r.role_name`, userID)
+	if err != nil {
+		return nil, err
+	}
+	roles, err := pgx.CollectRows(rows, pgx.RowToStructByPos[RoleRef])
+	if roles == nil {
+		roles = []RoleRef{}
+	}
+	return roles, err
+}
+
+// throttle refuses a sign-in when the account or the address has failed too
+// often: after freeFailures consecutive failures the account waits 1, 2, 4 ...
+// seconds (at most maxBackoff) between tries, and locks after
+// accountFailsHour failures in an hour.
+func (s *Service) throttle(ctx context.Context, username, ip string) error {
+	now := s.now()
+	var hourFails, streak int
+	var lastFail *time.Time
+	err := s.pool.QueryRow(ctx, `
+		with recent as (select succeeded, at from login_attempt where lower(username) = lower($1) and at > $2)
+		select (select count(*) from recent where not succeeded),
+		       (select count(*) from recent where not succeeded and at > coalesce((select max(at) from recent where succeeded), '-infinity')),
+		       (select max(at) from recent where not succeeded)`,
+		username, now.Add(-time.Hour)).Scan(&hourFails, &streak, &lastFail)
+	if err != nil {
+		return err
+	}
+	if hourFails >= accountFailsHour {
+		return &engine.Error{Code: engine.CodeRateLimited, Message: "This account is locked after too many failed sign-ins. Try again in an hour or ask an administrator to reset the password."}
+	}
+	if streak >= freeFailures && lastFail != nil {
+		wait := time.Duration(math.Min(math.Pow(2, float64(streak-freeFailures)), maxBackoff.Seconds())) * time.Second
+		if left := lastFail.Add(wait).Sub(now); left > 0 {
+			return &engine.Error{Code: engine.CodeRateLimited, Message: fmt.Sprintf("Too many failed sign-ins. Try again in %d seconds.", int(math.Ceil(left.Seconds())))}
+		}
+	}
+	var ipFails int
+	if err := s.pool.QueryRow(ctx, `select count(*) from login_attempt where ip = $1 and not succeeded and at > $2`,
+		ip, now.Add(-15*time.Minute)).Scan(&ipFails); err != nil {
+		return err
+	}
+	if ipFails >= addressFails15Min {
+		return &engine.Error{Code: engine.CodeRateLimited, Message: "Too many failed sign-ins from this address. Try again in 15 minutes."}
+	}
+	return nil
+}
+
+func (s *Service) recordAttempt(ctx context.Context, q engine.Execer, username, ip string, ok bool) error {
+	_, err := q.Exec(ctx, `insert into login_attempt (username, ip, succeeded, at) values ($1, $2, $3, $4)`, truncate(username, 254), ip, ok, s.now())
+	return err
+}
+
+func idOrEmpty(found bool, id int64) string {
+	if !found {
+		return ""
+	}
+	return fmt.Sprint(id)
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}

@@ -1,0 +1,123 @@
+package identity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"ledgerdesk/engine"
+	"ledgerdesk/screens/mail"
+)
+
+// ForgotPassword sends a reset code to the email when it belongs to an
+// active user. The answer is the same whether it does or not, and the mail
+// goes out in the background, so the answer's timing tells nothing either.
+func (s *Service) ForgotPassword(ctx context.Context, email string) error {
+	email = strings.TrimSpace(email)
+	if email == "" {
+		return engine.Invalid("email", "Email is required.")
+	}
+	if !validEmail(email) {
+		return engine.Invalid("email", "Email is not a valid email address.")
+	}
+	var userID int64
+	var username string
+	err := s.pool.QueryRow(ctx, `select id, username from app_user where lower(email) = lower($1) and is_active`, email).Scan(&userID, &username)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var code string
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		var recent int
+		if err := tx.QueryRow(ctx, `select count(*) from one_time_code where user_id = $1 and purpose = 'reset' and created_on > $2`,
+			userID, s.now().Add(-time.Hour)).Scan(&recent); err != nil {
+			return err
+		}
+		if recent >= resetCodesPerHour {
+			return nil // quietly: the answer must not differ for a known address
+		}
+		var err error
+		if _, code, err = s.issueCode(ctx, tx, userID, "reset", mail.Email); err != nil {
+			return err
+		}
+		return engine.Audit(ctx, tx, engine.AuditEntry{Action: "password.reset_requested", Entity: "user", EntityID: fmt.Sprint(userID), Actor: username})
+	})
+	if err != nil || code == "" {
+		return err
+	}
+	s.mail.Send(mail.Message{Channel: mail.Email, To: email, Subject: "Your Ledgerdesk password reset code",
+		Body: fmt.Sprintf("Your Ledgerdesk password reset code is %s.\n\nIt is valid for %d minutes and can be used once. If you did not ask to reset your password, ignore this message.\n",
+			code, int(codeTTL.Minutes()))})
+	return nil
+}
+
+var errBadResetCode = engine.Invalid("code", "The reset code is invalid or has expired.")
+
+// ResetPassword sets a new password with a code sent by ForgotPassword. The
+// newest live code of the user is tried; five wrong tries kill it. Success
+// ends every session of the user. Two-factor stays on: a reset does not
+// bypass it.
+func (s *Service) ResetPassword(ctx context.Context, email, code, newPassword string) error {
+	email, code = strings.TrimSpace(email), strings.TrimSpace(code)
+	switch {
+	case email == "":
+		return engine.Invalid("email", "Email is required.")
+	case code == "":
+		return engine.Invalid("code", "Reset code is required.")
+	case newPassword == "":
+		return engine.Invalid("newPassword", "New password is required.")
+	}
+	if msg := ValidatePassword(newPassword); msg != "" {
+		return engine.Invalid("newPassword", "New password %s.", msg)
+	}
+	if len(code) != 6 || strings.Trim(code, "0123456789") != "" {
+		return errBadResetCode
+	}
+	hash, err := HashPassword(newPassword)
+	if err != nil {
+		return engine.Internal(err)
+	}
+	var ok bool
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		var userID int64
+		var codeID, username string
+		err := tx.QueryRow(ctx, `select c.id, u.id, u.username from one_time_code c join app_user u on u.id = c.user_id
+			where lower(u.email) = lower($1) and u.is_active and c.purpose = 'reset' and c.used_at is null and c.expires_at > $2 and c.attempts < $3
+			order by c.created_on desc limit 1`, email, s.now(), codeMaxTries).Scan(&codeID, &userID, &username)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if _, ok, err = s.spendCode(ctx, tx, codeID, "reset", code); err != nil || !ok {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `update app_user set password_hash = $2, updated_on = $3, updated_by = $4 where id = $1`,
+			userID, hash, s.now(), username); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `update one_time_code set used_at = $2 where user_id = $1 and purpose = 'reset' and used_at is null`, userID, s.now()); err != nil {
+			return err
+		}
+		if err := s.revokeSessions(ctx, tx, userID); err != nil {
+			return err
+		}
+		return engine.Audit(ctx, tx, engine.AuditEntry{Action: "password.reset", Entity: "user", EntityID: fmt.Sprint(userID), Actor: username,
+			After: map[string]bool{"passwordChanged": true}})
+	})
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errBadResetCode
+	}
+	return nil
+}

@@ -1,0 +1,87 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v3"
+	"github.com/gofiber/fiber/v3/middleware/requestid"
+
+	"ledgerdesk/engine"
+)
+
+// decode reads a JSON object body into v. Fields v does not declare are
+// ignored: handlers decode into input types that list exactly what a form
+// may write, so nothing else can be assigned.
+func decode(c fiber.Ctx, v any) error {
+	body := bytes.TrimSpace(c.Body())
+	if len(body) == 0 {
+		return engine.Invalid("", "The request body is empty; send a JSON object.")
+	}
+	if body[0] != '{' {
+		return engine.Invalid("", "The request body must be a JSON object.")
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		var te *json.UnmarshalTypeError
+		var se *json.SyntaxError
+		switch {
+		case errors.As(err, &te):
+			return engine.Invalid(te.Field, "%s has the wrong type (expected %s).", te.Field, te.Type.String())
+		case errors.As(err, &se):
+			return engine.Invalid("", "The request body is not valid JSON (near byte %d).", se.Offset)
+		default:
+			return engine.Invalid("", "The request body could not be read as JSON.")
+		}
+	}
+	return nil
+}
+
+// idParam reads a positive whole-number route parameter.
+func idParam(c fiber.Ctx, name string) (int64, error) {
+	id, err := strconv.ParseInt(c.Params(name), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, engine.Invalid(name, "%s must be a positive whole number.", name)
+	}
+	return id, nil
+}
+
+// authenticate turns the bearer token into the request's actor, or answers 401.
+func (s *apiHandlers) authenticate(c fiber.Ctx) error {
+	h := c.Get(fiber.HeaderAuthorization)
+	token, found := strings.CutPrefix(h, "Bearer ")
+	if !found || strings.TrimSpace(token) == "" {
+		return engine.Unauthorized("Sign in to continue.")
+	}
+	a, err := s.identity.Authenticate(c.Context(), strings.TrimSpace(token))
+	if err != nil {
+		return err
+	}
+	a.IP, a.RequestID = c.IP(), requestid.FromContext(c)
+	c.SetContext(engine.WithActor(c.Context(), a))
+	return c.Next()
+}
+
+// screen lets the call through when the caller's roles grant any of ids:
+// the same screen ids the UI's route guard checks.
+func screen(ids ...int) fiber.Handler {
+	return func(c fiber.Ctx) error {
+		if !engine.ActorFrom(c.Context()).Can(ids...) {
+			return engine.Forbidden("You do not have permission for this screen. Contact your administrator.")
+		}
+		return c.Next()
+	}
+}
+
+// created answers 201 with the envelope.
+func created(c fiber.Ctx, data any) error {
+	return c.Status(fiber.StatusCreated).JSON(envelope{Succeeded: true, Data: data})
+}
+
+// anonymousActor carries the caller's address and request id into public
+// calls (sign-in, reset), for throttling and the audit log.
+func anonymousActor(c fiber.Ctx) {
+	c.SetContext(engine.WithActor(c.Context(), &engine.Actor{Username: "anonymous", IP: c.IP(), RequestID: requestid.FromContext(c)}))
+}
