@@ -23,6 +23,9 @@ import (
 	"ledgerdesk/internal/pgtest"
 )
 
+// adminPassword is the first admin's password in the throwaway database.
+const adminPassword = "E2e#Admin2026"
+
 func TestBrowser(t *testing.T) {
 	root, _ := filepath.Abs("..")
 	if _, err := os.Stat(filepath.Join(root, "ui", "dist", "index.html")); err != nil {
@@ -43,6 +46,7 @@ func TestBrowser(t *testing.T) {
 		"DATABASE_URL="+pgtest.NewDatabase(t),
 		"LISTEN_ADDR="+addr,
 		"METADATA_DIR="+root,
+		"LEDGERDESK_ADMIN_PASSWORD="+adminPassword,
 	)
 	var logs bytes.Buffer
 	srv.Stdout, srv.Stderr = &logs, &logs
@@ -71,7 +75,7 @@ func TestBrowser(t *testing.T) {
 			defer cancel()
 			node := exec.CommandContext(ctx, "node", script)
 			node.Dir = filepath.Join(root, "ui")
-			node.Env = append(os.Environ(), "BASE_URL="+baseURL, "SCREENSHOT_DIR="+filepath.Join(root, "ui", "e2e-artifacts"))
+			node.Env = append(os.Environ(), "BASE_URL="+baseURL, "ADMIN_PASSWORD="+adminPassword, "SCREENSHOT_DIR="+filepath.Join(root, "ui", "e2e-artifacts"))
 			out, err := node.CombinedOutput()
 			t.Logf("%s", out)
 			if err != nil {

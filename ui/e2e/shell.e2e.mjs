@@ -1,0 +1,260 @@
+// Browser test of the application shell in headless Debian Chromium (playwright-core, no
+// browser download). Run against a server that serves the built UI and /assets/app-config.json:
+//   BASE_URL=http://127.0.0.1:8080 node e2e/shell.e2e.mjs
+// Prints one line per check and a closing "e2e: N passed, M failed"; exits non-zero on a failure.
+import { chromium } from 'playwright-core';
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const BASE_URL = (process.env.BASE_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+const SCREENSHOT_DIR = path.resolve(process.env.SCREENSHOT_DIR ?? path.join(here, '..', 'e2e-artifacts'));
+const TIMEOUT = 10_000;
+
+const LANGUAGES = ['en', 'sv', 'es', 'pt'];
+const translations = Object.fromEntries(
+  LANGUAGES.map((code) => [code, JSON.parse(readFileSync(path.join(here, '..', 'src', 'i18n', `${code}.json`), 'utf8'))]),
+);
+const SESSION_KEYS = [
+  'currentUser', 'token', 'screenIds', 'userRoles', 'defaultLang',
+  'dashboardFilters', 'bankSettlementTabIndex', 'bankOverviewParams', 'jwt_token',
+];
+
+const results = [];
+
+async function check(name, fn) {
+  try {
+    await fn();
+    results.push(true);
+    console.log(`ok    ${name}`);
+  } catch (error) {
+    results.push(false);
+    console.log(`FAIL  ${name}: ${String(error?.message ?? error).split('\n')[0]}`);
+  }
+}
+
+function assert(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+const byTestId = (page, id) => page.locator(`[data-testid="${id}"]`);
+
+async function waitForHash(page, expected) {
+  await page.waitForFunction((h) => window.location.hash === h, expected, { timeout: TIMEOUT }).catch(async () => {
+    throw new Error(`expected ${expected}, at ${await page.evaluate(() => window.location.hash)}`);
+  });
+}
+
+const ADMIN_USER = process.env.ADMIN_USER ?? 'admin';
+const ADMIN_PASSWORD = process.env.ADMIN_PASSWORD ?? '';
+
+/** Signs in through the sign-in screen with the server's admin account. */
+async function signIn(page) {
+  assert(ADMIN_PASSWORD, 'ADMIN_PASSWORD is not set');
+  await page.goto(`${BASE_URL}/#/login`);
+  await byTestId(page, 'login-form').waitFor();
+  await page.locator('#username').fill(ADMIN_USER);
+  await page.locator('#password').fill(ADMIN_PASSWORD);
+  await byTestId(page, 'sign-in').click();
+  await waitForHash(page, '#/dashboard/home');
+}
+
+async function main() {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const problems = [];
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(TIMEOUT);
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('console', (msg) => {
+      // The browser logs every 4xx answer; the wrong-password check causes one on purpose.
+      const expected = msg.text().includes('status of 401') && msg.location().url.endsWith('/api/auth/login');
+      if (msg.type() === 'error' && !expected) problems.push(`console error: ${msg.text()}`);
+    });
+
+    await check('start lands on #/login with the sign-in form', async () => {
+      await page.goto(`${BASE_URL}/`);
+      await waitForHash(page, '#/login');
+      await byTestId(page, 'login-form').waitFor();
+      for (const id of ['#username', '#password', '[data-testid="sign-in"]']) {
+        assert(await page.locator(id).isVisible(), `${id} not visible`);
+      }
+      assert(await byTestId(page, 'sign-in').isDisabled(), 'Sign in should be disabled while empty');
+      assert(await page.evaluate(() => !!localStorage.getItem('ApplicationConfig')), 'ApplicationConfig not stored');
+      await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'login.png'), fullPage: true });
+    });
+
+    await check('a wrong password shows the server message and stays on login', async () => {
+      await page.locator('#username').fill(ADMIN_USER);
+      await page.locator('#password').fill('Wrong#Passw0rd');
+      await byTestId(page, 'sign-in').click();
+      const error = byTestId(page, 'login-error');
+      await error.waitFor();
+      assert((await error.textContent()).includes('Invalid username or password'), `error ${await error.textContent()}`);
+      assert(await page.evaluate(() => !localStorage.getItem('token')), 'a token was stored');
+      await waitForHash(page, '#/login');
+    });
+
+    await check('a signed-in session opens #/dashboard/home with sidebar, menu and home screen', async () => {
+      await signIn(page);
+      await page.goto(`${BASE_URL}/#/dashboard`);
+      await waitForHash(page, '#/dashboard/home');
+      await byTestId(page, 'sidebar').waitFor({ state: 'visible' });
+      await byTestId(page, 'sidebar-menu').waitFor({ state: 'visible' });
+      const title = await byTestId(page, 'screen-title').textContent();
+      assert(title === translations.en.screens.home.title, `title is ${title}`);
+      assert(await byTestId(page, 'screen-placeholder').isVisible(), 'home placeholder not visible');
+      const box = await byTestId(page, 'sidebar').boundingBox();
+      assert(box && Math.round(box.width) === 250 && box.x === 0, `sidebar box ${JSON.stringify(box)}`);
+    });
+
+    await check('Settings opens with its four entries, Administration then closes it', async () => {
+      const m = translations.en.menu;
+      await byTestId(page, 'menu-group-toggle-settings').click();
+      const settings = byTestId(page, 'menu-group-items-settings');
+      await settings.waitFor();
+      const labels = (await settings.locator('a').allTextContents()).map((s) => s.trim());
+      const expected = [m.bankSettings, m.exchangeRates, m.countryList, m.configSettings];
+      assert(JSON.stringify(labels) === JSON.stringify(expected), `settings entries ${JSON.stringify(labels)}`);
+      await byTestId(page, 'menu-group-toggle-administration').click();
+      await byTestId(page, 'menu-group-items-administration').waitFor();
+      assert((await settings.count()) === 0, 'Settings still open');
+      const admin = (await byTestId(page, 'menu-group-items-administration').locator('a').allTextContents()).map((s) => s.trim());
+      assert(JSON.stringify(admin) === JSON.stringify([m.users, m.roles]), `administration entries ${JSON.stringify(admin)}`);
+      await page.getByText(m.bankSettings).count().then((n) => assert(n === 0, 'Bank Settings still shown'));
+    });
+
+    for (const code of ['sv', 'es', 'pt', 'en']) {
+      await check(`language ${code.toUpperCase()}: button, menu label, stored choice`, async () => {
+        await byTestId(page, 'language-button').click();
+        await byTestId(page, `language-option-${code}`).click();
+        await page.waitForFunction(
+          (c) => document.querySelector('[data-testid="language-button"]')?.textContent === c,
+          code.toUpperCase(),
+          { timeout: TIMEOUT },
+        );
+        const sidebar = byTestId(page, 'sidebar');
+        const label = translations[code].menu.dataImport;
+        await sidebar.getByText(label, { exact: true }).waitFor();
+        const title = await byTestId(page, 'screen-title').textContent();
+        assert(title === translations[code].screens.home.title, `home title ${title}`);
+        const stored = await page.evaluate(() => localStorage.getItem('defaultLang'));
+        assert(stored === JSON.stringify(code), `defaultLang is ${stored}`);
+        await waitForHash(page, '#/dashboard/home');
+        await page.locator('#language-menu').waitFor({ state: 'detached' });
+        await page.mouse.move(640, 500); // keep hover effects out of the picture
+        await page.screenshot({ path: path.join(SCREENSHOT_DIR, `shell-${code}.png`), fullPage: true });
+      });
+    }
+
+    await check('profile dialog opens 1000px wide from the avatar menu and closes', async () => {
+      await byTestId(page, 'user-avatar').click();
+      const header = byTestId(page, 'user-menu-header');
+      await header.waitFor();
+      const text = await header.textContent();
+      assert(text.includes('System Administrator') && text.includes('admin@ledgerdesk.local'), `menu header ${text}`);
+      await byTestId(page, 'user-menu-profile').click();
+      const dialog = page.locator('.p-dialog');
+      await dialog.waitFor();
+      const title = await dialog.locator('.p-dialog-title').textContent();
+      assert(title === translations.en.profile.myProfile, `dialog title ${title}`);
+      // offsetWidth, not the bounding box: the opening animation scales the dialog.
+      const width = await dialog.evaluate((el) => el.offsetWidth);
+      assert(width === 1000, `dialog width ${width}`);
+      await page.waitForTimeout(300); // let the opening animation finish before the screenshot
+      await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'profile-dialog.png') });
+      await dialog.locator('.p-dialog-footer').getByRole('button', { name: translations.en.common.close }).click();
+      await dialog.waitFor({ state: 'detached' });
+    });
+
+    await check('a route outside screenIds shows Access Denied', async () => {
+      await page.evaluate(() => localStorage.setItem('screenIds', JSON.stringify([1])));
+      await page.goto(`${BASE_URL}/#/dashboard/roleslist`);
+      await byTestId(page, 'access-denied').waitFor();
+      const hash = await page.evaluate(() => window.location.hash);
+      assert(hash === '#/dashboard/unauthorized?returnUrl=%2Fdashboard%2Froleslist', `hash ${hash}`);
+      const title = await byTestId(page, 'screen-title').textContent();
+      assert(title === translations.en.accessDenied.title, `title ${title}`);
+      await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'access-denied.png'), fullPage: true });
+    });
+
+    await check('sign out through the avatar menu and the confirmation ends on login with the keys cleared', async () => {
+      await page.evaluate(() => {
+        localStorage.setItem('dashboardFilters', '{}');
+        localStorage.setItem('bankSettlementTabIndex', '1');
+        localStorage.setItem('bankOverviewParams', '{}');
+        localStorage.setItem('jwt_token', 'x');
+      });
+      await byTestId(page, 'user-avatar').click();
+      await byTestId(page, 'user-menu-signout').click();
+      const dialog = page.locator('.p-confirm-dialog');
+      await dialog.waitFor();
+      const header = await dialog.locator('.p-dialog-title').textContent();
+      const message = await dialog.locator('.p-confirm-dialog-message').textContent();
+      assert(header === translations.en.shell.signOut, `header ${header}`);
+      assert(message === translations.en.shell.signOutConfirm, `message ${message}`);
+      await page.waitForTimeout(300); // let the opening animation finish before the screenshot
+      await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'sign-out-confirm.png') });
+      await dialog.locator('.p-confirm-dialog-accept').click();
+      await waitForHash(page, '#/login');
+      await byTestId(page, 'login-form').waitFor();
+      const left = await page.evaluate((keys) => keys.filter((k) => localStorage.getItem(k) !== null), SESSION_KEYS);
+      assert(left.length === 0, `keys left: ${left.join(', ')}`);
+      assert((await byTestId(page, 'user-avatar').count()) === 0, 'avatar still shown');
+    });
+
+    await check('no page errors, console errors or CSP violations', async () => {
+      assert(problems.length === 0, problems.join(' | '));
+    });
+    await context.close();
+
+    await check('narrow screen (<= 768px): sidebar starts hidden, the toggle shows it', async () => {
+      const mobile = await browser.newContext({ viewport: { width: 390, height: 800 } });
+      const p = await mobile.newPage();
+      p.setDefaultTimeout(TIMEOUT);
+      await p.goto(`${BASE_URL}/#/login`);
+      await byTestId(p, 'login-form').waitFor();
+      await signIn(p);
+      await p.goto(`${BASE_URL}/#/dashboard/home`);
+      await byTestId(p, 'screen-title').waitFor();
+      assert(!(await byTestId(p, 'sidebar').isVisible()) || (await byTestId(p, 'sidebar').boundingBox()).x < 0, 'sidebar visible at start');
+      await byTestId(p, 'sidebar-toggle').click();
+      await p.waitForFunction(() => document.querySelector('[data-testid="sidebar"]').getBoundingClientRect().x === 0, null, { timeout: TIMEOUT });
+      await p.screenshot({ path: path.join(SCREENSHOT_DIR, 'mobile-menu.png') });
+      await mobile.close();
+    });
+
+    await check('a failed configuration load shows the error screen', async () => {
+      const broken = await browser.newContext();
+      const p = await broken.newPage();
+      p.setDefaultTimeout(TIMEOUT);
+      await p.route('**/assets/app-config.json', (route) => route.fulfill({ status: 503, body: '' }));
+      await p.goto(`${BASE_URL}/`);
+      await byTestId(p, 'config-error').waitFor();
+      const text = await byTestId(p, 'config-error').textContent();
+      assert(text.includes(translations.en.app.configError.title), `error screen text ${text}`);
+      await p.screenshot({ path: path.join(SCREENSHOT_DIR, 'config-error.png') });
+      await broken.close();
+    });
+  } finally {
+    await browser.close();
+  }
+}
+
+try {
+  await main();
+} catch (error) {
+  results.push(false);
+  console.log(`FAIL  e2e setup: ${error?.message ?? error}`);
+}
+const passed = results.filter(Boolean).length;
+const failed = results.length - passed;
+console.log(`e2e: ${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

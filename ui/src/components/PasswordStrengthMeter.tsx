@@ -1,0 +1,25 @@
+import { useTranslation } from 'react-i18next';
+import { passwordStrength, strengthPercent } from '../auth/passwordStrength';
+
+export function PasswordStrengthMeter({ password }: { password: string }) {
+  const { t } = useTranslation();
+  const strength = passwordStrength(password);
+  const percent = strengthPercent(strength);
+  return (
+    <div className={`strength strength--${strength}`} data-testid="password-strength" data-strength={strength}>
+      <div
+        className="strength__track"
+        role="meter"
+        aria-label={t('password.strength.label')}
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={percent}
+      >
+        <div className="strength__bar" style={{ width: `${percent}%` }} />
+      </div>
+      <small className="strength__text">
+        {strength === 'empty' ? t('password.strength.prompt') : t(`password.strength.${strength}`)}
+      </small>
+    </div>
+  );
+}

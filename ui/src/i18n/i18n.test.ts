@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import en from './en.json';
+import sv from './sv.json';
+import es from './es.json';
+import pt from './pt.json';
+
+type Tree = { [key: string]: string | Tree };
+
+function flatten(tree: Tree, prefix = ''): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [key, value] of Object.entries(tree)) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (typeof value === 'string') out.set(path, value);
+    else flatten(value, path).forEach((v, k) => out.set(k, v));
+  }
+  return out;
+}
+
+const files: Record<string, Tree> = { en, sv, es, pt };
+const reference = flatten(en);
+
+describe('translation files', () => {
+  for (const [lang, tree] of Object.entries(files)) {
+    const keys = flatten(tree);
+
+    it(`${lang} has every key of en`, () => {
+      const missing = [...reference.keys()].filter((key) => !keys.has(key));
+      expect(missing).toEqual([]);
+    });
+
+    it(`${lang} has no key that en lacks`, () => {
+      const extra = [...keys.keys()].filter((key) => !reference.has(key));
+      expect(extra).toEqual([]);
+    });
+
+    it(`${lang} has no empty value`, () => {
+      const empty = [...keys.entries()].filter(([, value]) => value.trim() === '').map(([key]) => key);
+      expect(empty).toEqual([]);
+    });
+  }
+
+  it('translations are not copies of English for the menu', () => {
+    for (const lang of ['sv', 'es', 'pt']) {
+      const keys = flatten(files[lang]!);
+      expect(keys.get('menu.home')).not.toBe(reference.get('menu.home'));
+      expect(keys.get('shell.signOutConfirm')).not.toBe(reference.get('shell.signOutConfirm'));
+    }
+  });
+});

@@ -1,0 +1,46 @@
+/**
+ * Translations: one JSON file per language with the same nested keys (a unit test keeps them
+ * in step). All four are bundled because together they are a few kilobytes; loading them on
+ * demand would cost a request on every language switch for no gain.
+ */
+import i18n from 'i18next';
+import { initReactI18next } from 'react-i18next';
+import en from './en.json';
+import sv from './sv.json';
+import es from './es.json';
+import pt from './pt.json';
+
+export const resources = {
+  en: { translation: en },
+  sv: { translation: sv },
+  es: { translation: es },
+  pt: { translation: pt },
+} as const;
+
+export const SUPPORTED_LANGUAGES = Object.keys(resources);
+
+export function isSupportedLanguage(code: string | null | undefined): code is string {
+  return !!code && SUPPORTED_LANGUAGES.includes(code);
+}
+
+export async function initI18n(language: string): Promise<typeof i18n> {
+  const lng = isSupportedLanguage(language) ? language : 'en';
+  if (i18n.isInitialized) {
+    await i18n.changeLanguage(lng);
+    return i18n;
+  }
+  await i18n.use(initReactI18next).init({
+    resources,
+    lng,
+    fallbackLng: 'en',
+    interpolation: { escapeValue: false }, // React escapes already
+    returnNull: false,
+  });
+  document.documentElement.lang = lng;
+  i18n.on('languageChanged', (code) => {
+    document.documentElement.lang = code;
+  });
+  return i18n;
+}
+
+export default i18n;

@@ -1,0 +1,94 @@
+/**
+ * The route table of spec 01 §2. Each dashboard route names its screen id (the permission the
+ * guard checks) and either a built screen or the placeholder, so adding a screen means
+ * replacing one `element` here.
+ */
+import { lazy, type ReactNode } from 'react';
+import { Navigate, type RouteObject } from 'react-router-dom';
+import { RootShell } from './shell/RootShell';
+import { DashboardShell } from './shell/DashboardShell';
+import { RequireAuth, RequireScreen } from './auth/guards';
+
+const LoginScreen = lazy(() => import('./screens/login/LoginScreen'));
+const ForgotPasswordScreen = lazy(() => import('./screens/forgot-password/ForgotPasswordScreen'));
+const AccessDeniedScreen = lazy(() => import('./screens/access-denied/AccessDeniedScreen'));
+const PlaceholderScreen = lazy(() => import('./screens/placeholder/PlaceholderScreen'));
+
+export interface DashboardRoute {
+  path: string;
+  screenId: number;
+  titleKey: string;
+  element?: ReactNode;
+}
+
+export const SCREEN_IDS = {
+  home: 1,
+  financialDocument: 2,
+  usersList: 3,
+  userEdit: 4,
+  rolesList: 5,
+  roleEdit: 6,
+  csvProcessed: 7,
+  bankSettings: 8,
+  ceraSettings: 9,
+  rasSettings: 10,
+  configSettings: 11,
+  extractionLogs: 12,
+  bankSettlement: 13,
+  tasks: 14,
+  reports: 15,
+} as const;
+
+export const DASHBOARD_ROUTES: DashboardRoute[] = [
+  { path: 'home', screenId: SCREEN_IDS.home, titleKey: 'screens.home.title' },
+  { path: 'financialdocument', screenId: SCREEN_IDS.financialDocument, titleKey: 'screens.financialDocument.title' },
+  { path: 'userslist', screenId: SCREEN_IDS.usersList, titleKey: 'screens.usersList.title' },
+  { path: 'users/add', screenId: SCREEN_IDS.userEdit, titleKey: 'screens.userAdd.title' },
+  { path: 'users/edit/:id', screenId: SCREEN_IDS.userEdit, titleKey: 'screens.userEdit.title' },
+  { path: 'roleslist', screenId: SCREEN_IDS.rolesList, titleKey: 'screens.rolesList.title' },
+  { path: 'roles/add', screenId: SCREEN_IDS.roleEdit, titleKey: 'screens.roleAdd.title' },
+  { path: 'roles/edit/:id', screenId: SCREEN_IDS.roleEdit, titleKey: 'screens.roleEdit.title' },
+  { path: 'csvprocessed', screenId: SCREEN_IDS.csvProcessed, titleKey: 'screens.csvProcessed.title' },
+  { path: 'bank-settings', screenId: SCREEN_IDS.bankSettings, titleKey: 'screens.bankSettings.title' },
+  { path: 'cera-settings', screenId: SCREEN_IDS.ceraSettings, titleKey: 'screens.ceraSettings.title' },
+  { path: 'ras-settings', screenId: SCREEN_IDS.rasSettings, titleKey: 'screens.rasSettings.title' },
+  { path: 'config-settings', screenId: SCREEN_IDS.configSettings, titleKey: 'screens.configSettings.title' },
+  { path: 'extraction-logs', screenId: SCREEN_IDS.extractionLogs, titleKey: 'screens.extractionLogs.title' },
+  { path: 'bank-settlement', screenId: SCREEN_IDS.bankSettlement, titleKey: 'screens.bankSettlement.title' },
+  { path: 'reports', screenId: SCREEN_IDS.reports, titleKey: 'screens.reports.title' },
+  { path: 'tasks', screenId: SCREEN_IDS.tasks, titleKey: 'screens.tasks.title' },
+];
+
+export const appRoutes: RouteObject[] = [
+  {
+    path: '/',
+    element: <RootShell />,
+    children: [
+      { index: true, element: <Navigate to="/login" replace /> },
+      { path: 'login', element: <LoginScreen /> },
+      { path: 'forgot-password', element: <ForgotPasswordScreen /> },
+      {
+        path: 'dashboard',
+        element: (
+          <RequireAuth>
+            <DashboardShell />
+          </RequireAuth>
+        ),
+        children: [
+          { index: true, element: <Navigate to="home" replace /> },
+          ...DASHBOARD_ROUTES.map((route) => ({
+            path: route.path,
+            element: (
+              <RequireScreen screenId={route.screenId}>
+                {route.element ?? <PlaceholderScreen key={route.path} titleKey={route.titleKey} />}
+              </RequireScreen>
+            ),
+          })),
+          { path: 'unauthorized', element: <AccessDeniedScreen /> },
+          { path: '*', element: <Navigate to="home" replace /> },
+        ],
+      },
+      { path: '*', element: <Navigate to="/login" replace /> },
+    ],
+  },
+];

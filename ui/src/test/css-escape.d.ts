@@ -1,0 +1,4 @@
+declare module 'css.escape' {
+  const cssEscape: (value: string) => string;
+  export default cssEscape;
+}

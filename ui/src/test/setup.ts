@@ -1,0 +1,52 @@
+/**
+ * Vitest setup (see shared/UI-STACK.md): jsdom lacks what react-data-grid and PrimeReact use.
+ */
+import 'core-js/actual/iterator';
+import cssEscape from 'css.escape';
+import { afterEach, beforeEach } from 'vitest';
+import { cleanup } from '@testing-library/react';
+import { initI18n } from '../i18n';
+
+if (typeof globalThis.CSS === 'undefined') {
+  (globalThis as unknown as { CSS: { escape: (value: string) => string } }).CSS = { escape: cssEscape };
+} else if (typeof CSS.escape !== 'function') {
+  CSS.escape = cssEscape;
+}
+
+Element.prototype.scrollIntoView = function scrollIntoView() {};
+
+// jsdom has no layout; the grid renders only the columns that fit a non-zero width.
+for (const prop of ['clientWidth', 'clientHeight'] as const) {
+  const original = Object.getOwnPropertyDescriptor(HTMLElement.prototype, prop);
+  Object.defineProperty(HTMLElement.prototype, prop, {
+    configurable: true,
+    get(this: HTMLElement) {
+      if (this.classList.contains('rdg')) return prop === 'clientWidth' ? 1200 : 600;
+      return original?.get ? original.get.call(this) : 0;
+    },
+  });
+}
+
+if (!window.matchMedia) {
+  window.matchMedia = (query: string) =>
+    ({
+      matches: false,
+      media: query,
+      onchange: null,
+      addListener: () => {},
+      removeListener: () => {},
+      addEventListener: () => {},
+      removeEventListener: () => {},
+      dispatchEvent: () => false,
+    }) as MediaQueryList;
+}
+
+afterEach(() => {
+  cleanup();
+  localStorage.clear();
+});
+
+// Every test starts in English, whatever an earlier test switched to.
+beforeEach(async () => {
+  await initI18n('en');
+});
