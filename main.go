@@ -136,9 +136,15 @@ func check(ctx context.Context, cfg server.Config, log *slog.Logger, meta fs.FS,
 	latest := migrations.Latest()
 	fmt.Fprintf(stdout, "database: reachable, schema version %d of %d", v, latest)
 	if v < latest {
-		fmt.Fprint(stdout, " (pending migrations run at the next serve or migrate)")
+		fmt.Fprintln(stdout, " (pending migrations run at the next serve or migrate;")
+		fmt.Fprintln(stdout, "  the metadata is checked against the database once it is migrated)")
+		return nil
 	}
 	fmt.Fprintln(stdout)
+	if err := engine.Validate(ctx, db.Pool, md); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "metadata matches the database: ok")
 	return nil
 }
 

@@ -10,8 +10,10 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +23,7 @@ import (
 	"time"
 
 	"ledgerdesk/internal/pgtest"
+	"ledgerdesk/internal/smtptest"
 )
 
 // adminPassword is the first admin's password in the throwaway database.
@@ -38,6 +41,19 @@ func TestBrowser(t *testing.T) {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 
+	// Mail goes to a real SMTP server in this process; the browser scripts
+	// read the codes it received from MAILBOX_URL/latest?to=<address>.
+	smtp := smtptest.Start(t)
+	mailbox := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m, ok := smtp.Latest(r.URL.Query().Get("to"))
+		if !ok {
+			http.Error(w, "no mail", http.StatusNotFound)
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{"to": m.To, "data": m.Data, "code": m.FindCode()})
+	}))
+	t.Cleanup(mailbox.Close)
+
 	addr := freeAddr(t)
 	baseURL := "http://" + addr
 	srv := exec.Command(bin, "serve")
@@ -47,6 +63,7 @@ func TestBrowser(t *testing.T) {
 		"LISTEN_ADDR="+addr,
 		"METADATA_DIR="+root,
 		"LEDGERDESK_ADMIN_PASSWORD="+adminPassword,
+		"SMTP_URL="+smtp.URL,
 	)
 	var logs bytes.Buffer
 	srv.Stdout, srv.Stderr = &logs, &logs
@@ -75,7 +92,7 @@ func TestBrowser(t *testing.T) {
 			defer cancel()
 			node := exec.CommandContext(ctx, "node", script)
 			node.Dir = filepath.Join(root, "ui")
-			node.Env = append(os.Environ(), "BASE_URL="+baseURL, "ADMIN_PASSWORD="+adminPassword, "SCREENSHOT_DIR="+filepath.Join(root, "ui", "e2e-artifacts"))
+			node.Env = append(os.Environ(), "BASE_URL="+baseURL, "ADMIN_PASSWORD="+adminPassword, "MAILBOX_URL="+mailbox.URL, "SCREENSHOT_DIR="+filepath.Join(root, "ui", "e2e-artifacts"))
 			out, err := node.CombinedOutput()
 			t.Logf("%s", out)
 			if err != nil {

@@ -17,27 +17,73 @@ import (
 // Metadata is the whole set of descriptors: every grid view of views.yaml and
 // every form of forms/*.yaml, keyed by name.
 type Metadata struct {
-	Views map[string]*View
-	Forms map[string]*Form
+	Views   map[string]*View
+	Forms   map[string]*Form
+	Screens map[string]*Screen // keyed by route (the part after dashboard/)
+}
+
+// Screen is a whole metadata-built screen: tabs, each a grid with its add
+// dialog, row delete and action buttons.
+type Screen struct {
+	Route  string `yaml:"-" json:"route"`
+	Screen int    `yaml:"screen" json:"screen"`
+	Title  string `yaml:"title" json:"title"` // translation key
+	Tabs   []*Tab `yaml:"tabs" json:"tabs"`
+}
+
+// Tab is one grid of a screen.
+type Tab struct {
+	ID      string `yaml:"id" json:"id"`
+	Title   string `yaml:"title" json:"title"` // translation key
+	View    string `yaml:"view" json:"view"`
+	Add     string `yaml:"add" json:"add,omitempty"`         // form opened by the add button
+	AddText string `yaml:"addText" json:"addText,omitempty"` // translation key of the add button
+	Delete  string `yaml:"delete" json:"delete,omitempty"`   // form whose resource deletes a row (trash icon)
+	Height  int    `yaml:"height" json:"height,omitempty"`
+	// AddRoute and EditRoute send the add button and a row's pencil icon to a
+	// hand-written form screen instead of a dialog ({key} is the row's key).
+	AddRoute  string    `yaml:"addRoute" json:"addRoute,omitempty"`
+	EditRoute string    `yaml:"editRoute" json:"editRoute,omitempty"`
+	Actions   []*Action `yaml:"actions" json:"actions,omitempty"`
+}
+
+// Action is a button that calls the API (reprocess, sync).
+type Action struct {
+	ID      string `yaml:"id" json:"id"`
+	Label   string `yaml:"label" json:"label"`     // translation key
+	Icon    string `yaml:"icon" json:"icon"`       // primeicons name, e.g. pi-refresh
+	Method  string `yaml:"method" json:"method"`   // POST
+	Path    string `yaml:"path" json:"path"`       // under /api, e.g. /bank/reprocess
+	Confirm string `yaml:"confirm" json:"confirm"` // translation key of a confirmation question
+	Success string `yaml:"success" json:"success"` // translation key of the success toast
+	Failure string `yaml:"failure" json:"failure"` // translation key of the fallback error toast
 }
 
 // View describes one server-paged grid (see views.yaml for the documented schema).
 type View struct {
-	Name        string    `yaml:"-"`
-	Source      string    `yaml:"source"` // table or SQL view the grid reads
-	Table       string    `yaml:"table"`  // base table for inline edits; empty: read-only
-	Key         string    `yaml:"key"`    // key field (a Field of Columns)
-	Screen      int       `yaml:"screen"` // screen id the caller's roles must grant
-	DefaultSort SortSpec  `yaml:"defaultSort"`
-	Export      string    `yaml:"export"`  // export file name, without extension
-	Version     string    `yaml:"version"` // field used for optimistic concurrency
-	Columns     []*Column `yaml:"columns"`
+	Name        string   `yaml:"-"`
+	Source      string   `yaml:"source"` // table or SQL view the grid reads
+	Table       string   `yaml:"table"`  // base table for inline edits; empty: read-only
+	Key         string   `yaml:"key"`    // key field (a Field of Columns)
+	Screen      int      `yaml:"screen"` // screen id the caller's roles must grant
+	DefaultSort SortSpec `yaml:"defaultSort"`
+	Export      string   `yaml:"export"`  // export file name, without extension
+	Version     string   `yaml:"version"` // field used for optimistic concurrency
+	// EditName is the TableName the spec's inline-edit call sends for this
+	// view (e.g. TblMasterCountry); KeyColumnName must then be the key field.
+	EditName string `yaml:"editName"`
+	// EditSets are columns of the base table set on every inline edit
+	// (e.g. is_modified: true on the bank-final record).
+	EditSets map[string]any `yaml:"editSets"`
+	Columns  []*Column      `yaml:"columns"`
+
+	stampUpdated bool // base table has updated_on / updated_by (set by Validate)
 }
 
 // SortSpec is a default sort.
 type SortSpec struct {
-	Field string `yaml:"field"`
-	Order string `yaml:"order"` // asc or desc
+	Field string `yaml:"field" json:"field"`
+	Order string `yaml:"order" json:"order"` // asc or desc
 }
 
 // Column is one grid column: the API/UI name (Field) and the SQL name (Column).
@@ -52,6 +98,27 @@ type Column struct {
 	Scale     int      `yaml:"scale"`
 	Values    []string `yaml:"values"`
 	Width     int      `yaml:"width"`
+	Status    *Status  `yaml:"status"` // colour rule: values shown as labelled badges
+	Sortable  *bool    `yaml:"sortable"`
+	// EnumInt is set by validation when an enum is stored in an integer column.
+	EnumInt bool `yaml:"-"`
+	// maxDecimals bounds the decimals a client may send (forms); a grid
+	// column's Scale is only how it is shown.
+	maxDecimals int
+}
+
+// Status colours a column by value: a value listed in Values gets that
+// label and severity, any other non-empty value gets Otherwise (extraction
+// logs: Success is SUCCESS in green, anything else ERROR in red).
+type Status struct {
+	Values    map[string]Badge `yaml:"values" json:"values"`
+	Otherwise *Badge           `yaml:"otherwise" json:"otherwise,omitempty"`
+}
+
+// Badge is a label with a severity: success, info, warning or danger.
+type Badge struct {
+	Label    string `yaml:"label" json:"label"`
+	Severity string `yaml:"severity" json:"severity"`
 }
 
 // Form describes one add/edit dialog and the REST resource behind it.
@@ -64,6 +131,28 @@ type Form struct {
 	Title    string       `yaml:"title"`
 	Width    int          `yaml:"width"` // dialog width in px
 	Fields   []*FormField `yaml:"fields"`
+	// Lookups are read-only option lists served at /api/{resource}/{name}
+	// (e.g. ConfigSettings/GetDistinctCurrency) and used by select fields.
+	Lookups []*Lookup `yaml:"lookups"`
+	// OrderBy sorts the resource's GET list (a field; default the key).
+	OrderBy SortSpec `yaml:"orderBy"`
+	// Success is the translation key of the toast after a successful add.
+	Success string `yaml:"success"`
+	// View is the grid of the form's records (served at POST /{resource}/grid).
+	View string `yaml:"view"`
+
+	stampCreated, stampUpdated bool // table has created_by/on, updated_by/on (set by Validate)
+}
+
+// Lookup is a list of {value, label} pairs read from a table or view.
+type Lookup struct {
+	Name       string `yaml:"name"`
+	Source     string `yaml:"source"`
+	Value      string `yaml:"value"`      // column
+	Label      string `yaml:"label"`      // column
+	ValueField string `yaml:"valueField"` // JSON name of the value (default value)
+	LabelField string `yaml:"labelField"` // JSON name of the label (default label)
+	Distinct   bool   `yaml:"distinct"`   // one entry per label
 }
 
 // FormKey names the key of a form's resource.
@@ -84,12 +173,28 @@ type FormField struct {
 	Values    []string `yaml:"values"`
 	Default   any      `yaml:"default"`
 	Transform []string `yaml:"transform"` // trim, upper
+	Options   string   `yaml:"options"`   // a lookup of the form whose entries the field offers
+	Min       *float64 `yaml:"min"`
+	Max       *float64 `yaml:"max"`
+	// Labels translate enum values (translation keys by value), e.g. Yes/No.
+	Labels map[string]string `yaml:"labels"`
+	// OptionsStore says which side of an options lookup the field stores:
+	// value (default) or label (e.g. a provider's name).
+	OptionsStore string `yaml:"optionsStore"`
+
+	column  *Column
+	enumInt bool
+}
+
+// col is the field as a Column, so forms share the type registry's parsing.
+func (ff *FormField) col() *Column {
+	if ff.column == nil {
+		ff.column = &Column{Field: ff.Field, Column: ff.Column, Type: ff.Type, MaxLength: ff.MaxLength, Scale: ff.Scale, Values: ff.Values, maxDecimals: ff.Scale}
+	}
+	return ff.column
 }
 
 // Types every column and form field may have.
-var fieldTypes = map[string]bool{
-	"text": true, "int": true, "decimal": true, "date": true, "datetime": true, "bool": true, "enum": true,
-}
 
 var transforms = map[string]bool{"trim": true, "upper": true}
 
@@ -102,7 +207,7 @@ var plainName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Z
 // keys, and checks every descriptor's structure. It returns every problem at
 // once, one line each, naming the file and the view or form.
 func LoadMetadata(fsys fs.FS) (*Metadata, error) {
-	md := &Metadata{Views: map[string]*View{}, Forms: map[string]*Form{}}
+	md := &Metadata{Views: map[string]*View{}, Forms: map[string]*Form{}, Screens: map[string]*Screen{}}
 	var problems []string
 	add := func(file, name, format string, args ...any) {
 		where := file
@@ -113,7 +218,8 @@ func LoadMetadata(fsys fs.FS) (*Metadata, error) {
 	}
 
 	var views struct {
-		Views map[string]*View `yaml:"views"`
+		Views   map[string]*View   `yaml:"views"`
+		Screens map[string]*Screen `yaml:"screens"`
 	}
 	if err := decodeStrict(fsys, "views.yaml", &views); err != nil {
 		add("views.yaml", "", "%v", err)
@@ -128,6 +234,15 @@ func LoadMetadata(fsys fs.FS) (*Metadata, error) {
 		for _, p := range v.check() {
 			add("views.yaml", name, "%s", p)
 		}
+	}
+
+	for route, sc := range views.Screens {
+		if sc == nil {
+			add("views.yaml", "screens."+route, "empty screen")
+			continue
+		}
+		sc.Route = route
+		md.Screens[route] = sc
 	}
 
 	formFiles, err := fs.Glob(fsys, "forms/*.yaml")
@@ -149,6 +264,17 @@ func LoadMetadata(fsys fs.FS) (*Metadata, error) {
 			add(file, f.Name, "resource %q is also served by form %q", f.Resource, other)
 		}
 		resources[strings.ToLower(f.Resource)] = f.Name
+	}
+
+	for name, f := range md.Forms {
+		if f.View != "" && md.Views[f.View] == nil {
+			add("forms/"+name+".yaml", name, "view %q is not in views.yaml", f.View)
+		}
+	}
+	for route, sc := range md.Screens {
+		for _, p := range sc.check(md) {
+			add("views.yaml", "screens."+route, "%s", p)
+		}
 	}
 
 	if len(problems) > 0 {
@@ -203,7 +329,7 @@ func (v *View) check() []string {
 		if !plainName.MatchString(c.Column) {
 			p = append(p, fmt.Sprintf("column %s: column %q must be a plain name", c.Field, c.Column))
 		}
-		if !fieldTypes[c.Type] {
+		if Types[c.Type] == nil {
 			p = append(p, fmt.Sprintf("column %s: unknown type %q (text, int, decimal, date, datetime, bool, enum)", c.Field, c.Type))
 		}
 		if c.Type == "enum" && len(c.Values) == 0 {
@@ -233,6 +359,22 @@ func (v *View) check() []string {
 			p = append(p, fmt.Sprintf("version: field %q is not one of the columns", v.Version))
 		}
 	}
+	if v.EditName != "" && !plainName.MatchString(v.EditName) {
+		p = append(p, fmt.Sprintf("editName %q must be a plain name", v.EditName))
+	}
+	if len(v.EditSets) > 0 && v.Table == "" {
+		p = append(p, "editSets needs a base table")
+	}
+	for col, val := range v.EditSets {
+		if !plainName.MatchString(col) {
+			p = append(p, fmt.Sprintf("editSets: %q must be a plain column name", col))
+		}
+		switch val.(type) {
+		case bool, int, string:
+		default:
+			p = append(p, fmt.Sprintf("editSets: %s must be a constant (true, a number or text)", col))
+		}
+	}
 	if v.Export != "" && !plainName.MatchString(v.Export) {
 		p = append(p, fmt.Sprintf("export %q must be a plain file name", v.Export))
 	}
@@ -259,7 +401,36 @@ func (f *Form) check() []string {
 	if len(f.Fields) == 0 {
 		p = append(p, "fields: at least one field is required")
 	}
+	lookups := map[string]bool{}
+	for i, l := range f.Lookups {
+		if l == nil || !plainName.MatchString(l.Name) || !plainName.MatchString(l.Source) || !plainName.MatchString(l.Value) || !plainName.MatchString(l.Label) {
+			p = append(p, fmt.Sprintf("lookup %d: name, source, value and label must be plain names", i+1))
+			continue
+		}
+		if l.ValueField == "" {
+			l.ValueField = "value"
+		}
+		if l.LabelField == "" {
+			l.LabelField = "label"
+		}
+		if !plainName.MatchString(l.ValueField) || !plainName.MatchString(l.LabelField) {
+			p = append(p, fmt.Sprintf("lookup %s: valueField and labelField must be plain names", l.Name))
+		}
+		lookups[l.Name] = true
+	}
+	if f.OrderBy.Order != "" && f.OrderBy.Order != "asc" && f.OrderBy.Order != "desc" {
+		p = append(p, fmt.Sprintf("orderBy: order %q must be asc or desc", f.OrderBy.Order))
+	}
 	seen := map[string]bool{}
+	if f.OrderBy.Field != "" {
+		found := f.OrderBy.Field == f.Key.Field
+		for _, ff := range f.Fields {
+			found = found || ff != nil && ff.Field == f.OrderBy.Field
+		}
+		if !found {
+			p = append(p, fmt.Sprintf("orderBy: field %q is not a field of the form", f.OrderBy.Field))
+		}
+	}
 	for i, ff := range f.Fields {
 		if ff == nil {
 			p = append(p, fmt.Sprintf("field %d is empty", i+1))
@@ -274,7 +445,7 @@ func (f *Form) check() []string {
 		if !plainName.MatchString(ff.Column) {
 			p = append(p, fmt.Sprintf("field %s: column %q must be a plain name", ff.Field, ff.Column))
 		}
-		if !fieldTypes[ff.Type] {
+		if Types[ff.Type] == nil {
 			p = append(p, fmt.Sprintf("field %s: unknown type %q", ff.Field, ff.Type))
 		}
 		if ff.Type == "enum" && len(ff.Values) == 0 {
@@ -285,10 +456,56 @@ func (f *Form) check() []string {
 				p = append(p, fmt.Sprintf("field %s: unknown transform %q (trim, upper)", ff.Field, t))
 			}
 		}
+		if ff.Options != "" && !lookups[ff.Options] {
+			p = append(p, fmt.Sprintf("field %s: options %q is not a lookup of the form", ff.Field, ff.Options))
+		}
 		if seen[ff.Field] {
 			p = append(p, fmt.Sprintf("field %s appears twice", ff.Field))
 		}
 		seen[ff.Field] = true
+	}
+	return p
+}
+
+var routeName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+
+func (sc *Screen) check(md *Metadata) []string {
+	var p []string
+	if !routeName.MatchString(sc.Route) {
+		p = append(p, "the route must be lower-case letters, digits and dashes")
+	}
+	if sc.Screen <= 0 {
+		p = append(p, "screen: a screen id (a positive number) is required")
+	}
+	if len(sc.Tabs) == 0 {
+		p = append(p, "tabs: at least one tab is required")
+	}
+	ids := map[string]bool{}
+	for i, t := range sc.Tabs {
+		if t == nil {
+			p = append(p, fmt.Sprintf("tab %d is empty", i+1))
+			continue
+		}
+		if t.ID == "" || ids[t.ID] {
+			p = append(p, fmt.Sprintf("tab %d: a unique id is required", i+1))
+		}
+		ids[t.ID] = true
+		v := md.Views[t.View]
+		if v == nil {
+			p = append(p, fmt.Sprintf("tab %s: view %q is not in views", t.ID, t.View))
+		} else if v.Screen != sc.Screen {
+			p = append(p, fmt.Sprintf("tab %s: view %s has screen %d, the screen has %d", t.ID, t.View, v.Screen, sc.Screen))
+		}
+		for _, form := range []string{t.Add, t.Delete} {
+			if form != "" && md.Forms[form] == nil {
+				p = append(p, fmt.Sprintf("tab %s: form %q is not in forms/", t.ID, form))
+			}
+		}
+		for _, a := range t.Actions {
+			if a == nil || a.ID == "" || !strings.HasPrefix(a.Path, "/") || (a.Method != "POST" && a.Method != "PUT" && a.Method != "DELETE") {
+				p = append(p, fmt.Sprintf("tab %s: an action needs id, method (POST, PUT or DELETE) and a path starting with /", t.ID))
+			}
+		}
 	}
 	return p
 }

@@ -337,3 +337,12 @@ func (s *apiHandlers) putRoleScreens(c fiber.Ctx) error {
 	}
 	return ok(c, screens)
 }
+
+// dateFormat is the caller's date format (for dates written into exports).
+func (s *apiHandlers) dateFormat(c fiber.Ctx) string {
+	p, err := s.identity.GetProfile(c.Context())
+	if err != nil {
+		return identity.DefaultDateFormat
+	}
+	return p.DateFormat
+}

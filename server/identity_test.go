@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"ledgerdesk/engine"
 	"ledgerdesk/internal/pgtest"
 	"ledgerdesk/internal/smtptest"
 	"ledgerdesk/screens/identity"
@@ -48,7 +50,7 @@ func newWorld(t *testing.T) *world {
 	if _, err := ident.EnsureAdmin(context.Background(), adminPassword); err != nil {
 		t.Fatal(err)
 	}
-	app := New(Deps{Config: cfg, Pool: pool, Log: log, Version: "test", Identity: ident})
+	app := New(Deps{Config: cfg, Pool: pool, Log: log, Version: "test", Identity: ident, Engine: repoEngine(t, pool)})
 	return &world{t: t, app: app, pool: pool, smtp: smtp, sender: sender, ident: ident}
 }
 
@@ -163,6 +165,8 @@ func TestPermissionMatrix(t *testing.T) {
 		{"POST", "/api/auth/forgot-password", "{}", [5]int{400, 400, 400, 400, 400}},
 		{"POST", "/api/auth/reset-password", "{}", [5]int{400, 400, 400, 400, 400}},
 		{"GET", "/api/health", nil, [5]int{200, 200, 200, 200, 200}},
+		{"GET", "/api/no-such-thing", nil, [5]int{404, 404, 404, 404, 401}},
+		{"POST", "/api/no-such-thing/1", nil, [5]int{404, 404, 404, 404, 404}},
 	}
 	for _, tt := range tests {
 		for i, who := range users {
@@ -518,4 +522,18 @@ func atoi(s string) int {
 	n := 0
 	fmt.Sscan(s, &n)
 	return n
+}
+
+// repoEngine is the engine over the repository's own views.yaml and forms/,
+// validated against the test database like the server does at start.
+func repoEngine(t *testing.T, pool *pgxpool.Pool) *engine.Engine {
+	t.Helper()
+	md, err := engine.LoadMetadata(os.DirFS(".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := engine.Validate(context.Background(), pool, md); err != nil {
+		t.Fatal(err)
+	}
+	return engine.New(engine.Options{Pool: pool, Metadata: md})
 }

@@ -124,8 +124,20 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 		return fmt.Errorf("first admin: %w", err)
 	}
 
-	app := New(Deps{Config: cfg, Pool: db.Pool, Log: log, UI: opt.UI, Version: opt.Version, Identity: ident})
-	log.Info("metadata loaded", "views", len(md.Views), "forms", len(md.Forms))
+	if err := engine.Validate(ctx, db.Pool, md); err != nil {
+		return err
+	}
+	readPool, err := openReadPool(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if readPool != nil {
+		defer readPool.Close()
+	}
+	eng := engine.New(engine.Options{Pool: db.Pool, ReadPool: readPool, Metadata: md, Log: log})
+	log.Info("metadata loaded", "views", len(md.Views), "forms", len(md.Forms), "screens", len(md.Screens))
+
+	app := New(Deps{Config: cfg, Pool: db.Pool, Log: log, UI: opt.UI, Version: opt.Version, Identity: ident, Engine: eng})
 
 	serveErr := make(chan error, 1)
 	go func() {
@@ -160,6 +172,24 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 		log.Warn("shutdown", "err", err)
 	}
 	return nil
+}
+
+// openReadPool connects to READ_DATABASE_URL when it is set (grids, exports
+// and reports read there); nil otherwise.
+func openReadPool(ctx context.Context, cfg Config) (*pgxpool.Pool, error) {
+	if cfg.ReadDatabaseURL == "" {
+		return nil, nil
+	}
+	pool, err := pgxpool.New(ctx, cfg.ReadDatabaseURL)
+	if err == nil {
+		pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		err = pool.Ping(pctx)
+		cancel()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot connect to READ_DATABASE_URL %s: %s", MaskURL(cfg.ReadDatabaseURL), shortCause(err))
+	}
+	return pool, nil
 }
 
 // NewIdentity builds the identity service with its token secret (configured,

@@ -16,6 +16,7 @@ import (
 	"github.com/gofiber/fiber/v3/middleware/requestid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"ledgerdesk/engine"
 	"ledgerdesk/migrations"
 	"ledgerdesk/screens/identity"
 )
@@ -27,6 +28,7 @@ type Deps struct {
 	Log      *slog.Logger
 	UI       fs.FS // the built UI (index.html at its root); nil when not built in
 	Identity *identity.Service
+	Engine   *engine.Engine
 	Version  string
 	Now      func() time.Time
 }
@@ -58,10 +60,14 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 
 	api := app.Group("/api")
 	api.Get("/health", health(d))
-	(&apiHandlers{identity: d.Identity}).mountIdentity(api)
+	ids := &apiHandlers{identity: d.Identity}
+	ids.mountIdentity(api)
+	grids := &gridHandlers{engine: d.Engine, log: d.Log, dateFormat: ids.dateFormat}
+	grids.mount(api, ids.authenticate)
 	if extra != nil {
 		extra(api)
 	}
+	grids.mountResources(api, ids.authenticate)
 	api.All("/*", func(c fiber.Ctx) error {
 		return fiber.NewError(fiber.StatusNotFound, "no such API endpoint: "+c.Method()+" "+c.Path())
 	})

@@ -46,7 +46,8 @@ func testApp(t *testing.T, pool *pgxpool.Pool, logs io.Writer) *fiber.App {
 	if logs == nil {
 		logs = io.Discard
 	}
-	d := Deps{Config: testConfig(t), Pool: pool, Log: slog.New(slog.NewTextHandler(logs, nil)), UI: testUI, Version: "test"}
+	d := Deps{Config: testConfig(t), Pool: pool, Log: slog.New(slog.NewTextHandler(logs, nil)), UI: testUI, Version: "test",
+		Engine: engine.New(engine.Options{Pool: pool, Metadata: &engine.Metadata{}})}
 	return newApp(d, func(api fiber.Router) {
 		api.Get("/test/invalid", func(fiber.Ctx) error {
 			return engine.Invalid("CountryCode", "CountryCode must be at most 3 characters")
@@ -101,8 +102,8 @@ func TestAPI(t *testing.T) {
 		field              string
 	}{
 		{"health", "GET", "/api/health", nil, 200, true, "", ""},
-		{"unknown endpoint", "GET", "/api/no-such-thing", nil, 404, false, "no such API endpoint: GET /api/no-such-thing", ""},
-		{"unknown endpoint other verb", "DELETE", "/api/health/x", nil, 404, false, "no such API endpoint", ""},
+		{"unknown endpoint needs a session first", "GET", "/api/no-such-thing", nil, 401, false, "Sign in", ""},
+		{"unknown deep endpoint", "GET", "/api/a/b/c/d", nil, 404, false, "no such API endpoint: GET /api/a/b/c/d", ""},
 		{"typed invalid names the field", "GET", "/api/test/invalid", nil, 400, false, "at most 3 characters", "CountryCode"},
 		{"typed conflict", "GET", "/api/test/conflict", nil, 409, false, "changed by someone else", ""},
 		{"unique violation becomes 409", "GET", "/api/test/unique", nil, 409, false, "already exists", "country_code_key"},

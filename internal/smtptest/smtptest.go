@@ -8,6 +8,7 @@ import (
 	"net"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,12 +26,24 @@ type Mail struct {
 type Server struct {
 	URL  string // smtp://127.0.0.1:port, for SMTP_URL
 	mail chan Mail
+
+	mu     sync.Mutex
+	latest map[string]Mail // newest message per recipient (lower case)
+}
+
+// Latest returns the newest message received for to, if any. Unlike Next it
+// does not consume anything: browser tests poll it.
+func (s *Server) Latest(to string) (Mail, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.latest[strings.ToLower(to)]
+	return m, ok
 }
 
 // Start runs a server on a free port until the test ends.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	s := &Server{mail: make(chan Mail, 100)}
+	s := &Server{mail: make(chan Mail, 100), latest: map[string]Mail{}}
 	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &session{srv: s}, nil }))
 	srv.Domain = "localhost"
 	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
@@ -79,12 +92,20 @@ var sixDigits = regexp.MustCompile(`\b(\d{6})\b`)
 // Code returns the first six-digit code in the message body.
 func (m Mail) Code(t testing.TB) string {
 	t.Helper()
-	_, body, _ := strings.Cut(m.Data, "\r\n\r\n")
-	c := sixDigits.FindStringSubmatch(body)
-	if c == nil {
-		t.Fatalf("smtptest: no 6-digit code in %q", body)
+	c := m.FindCode()
+	if c == "" {
+		t.Fatalf("smtptest: no 6-digit code in %q", m.Data)
 	}
-	return c[1]
+	return c
+}
+
+// FindCode returns the first six-digit code in the message body, or "".
+func (m Mail) FindCode() string {
+	_, body, _ := strings.Cut(m.Data, "\r\n\r\n")
+	if c := sixDigits.FindStringSubmatch(body); c != nil {
+		return c[1]
+	}
+	return ""
 }
 
 type session struct {
@@ -108,6 +129,15 @@ func (s *session) Data(r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	s.srv.mail <- Mail{From: s.from, To: s.to, Data: string(b)}
+	m := Mail{From: s.from, To: s.to, Data: string(b)}
+	s.srv.mu.Lock()
+	for _, r := range s.to {
+		s.srv.latest[strings.ToLower(r)] = m
+	}
+	s.srv.mu.Unlock()
+	select {
+	case s.srv.mail <- m:
+	default: // nobody consumes the channel (browser tests use Latest)
+	}
 	return nil
 }

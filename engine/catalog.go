@@ -1,0 +1,189 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// catalogColumn is a column as the database catalogue describes it.
+type catalogColumn struct {
+	dataType string
+	nullable bool
+	hasDef   bool
+}
+
+type relation struct {
+	isTable bool
+	columns map[string]catalogColumn
+}
+
+// loadCatalogue reads every table and view of the current schema.
+func loadCatalogue(ctx context.Context, pool *pgxpool.Pool) (map[string]*relation, error) {
+	rows, err := pool.Query(ctx, `
+		select c.table_name, t.table_type = 'BASE TABLE', c.column_name, c.data_type, c.is_nullable = 'YES',
+		       c.column_default is not null or c.is_identity = 'YES' or c.is_generated = 'ALWAYS'
+		from information_schema.columns c
+		join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
+		where c.table_schema = current_schema()`)
+	if err != nil {
+		return nil, fmt.Errorf("read the database catalogue: %w", err)
+	}
+	defer rows.Close()
+	rels := map[string]*relation{}
+	for rows.Next() {
+		var table, column, dataType string
+		var isTable, nullable, hasDef bool
+		if err := rows.Scan(&table, &isTable, &column, &dataType, &nullable, &hasDef); err != nil {
+			return nil, err
+		}
+		r := rels[table]
+		if r == nil {
+			r = &relation{isTable: isTable, columns: map[string]catalogColumn{}}
+			rels[table] = r
+		}
+		r.columns[column] = catalogColumn{dataType: dataType, nullable: nullable, hasDef: hasDef}
+	}
+	return rels, rows.Err()
+}
+
+// Validate checks the metadata against the live database: every source,
+// table, column and key exists, column types fit the declared field types,
+// editable columns belong to the base table. It also settles enum storage
+// (text or integer). It returns every problem, one line each.
+func Validate(ctx context.Context, pool *pgxpool.Pool, md *Metadata) error {
+	rels, err := loadCatalogue(ctx, pool)
+	if err != nil {
+		return err
+	}
+	var problems []string
+	add := func(file, name, format string, args ...any) {
+		problems = append(problems, fmt.Sprintf("%s: %s: %s", file, name, fmt.Sprintf(format, args...)))
+	}
+	typeFits := func(c catalogColumn, fieldType string) bool {
+		for _, t := range Types[fieldType].SQLTypes {
+			if t == c.dataType {
+				return true
+			}
+		}
+		return false
+	}
+
+	for _, name := range sortedKeys(md.Views) {
+		v := md.Views[name]
+		src := rels[v.Source]
+		if src == nil {
+			add("views.yaml", name, "source %q is not a table or view in the database", v.Source)
+			continue
+		}
+		var base *relation
+		if v.Table != "" {
+			if base = rels[v.Table]; base == nil || !base.isTable {
+				add("views.yaml", name, "table %q is not a base table in the database", v.Table)
+				base = nil
+			}
+		}
+		if base != nil {
+			v.stampUpdated = hasColumns(base, "updated_on", "updated_by")
+		}
+		for _, c := range v.Columns {
+			cc, ok := src.columns[c.Column]
+			if !ok {
+				add("views.yaml", name, "column %s: %q is not a column of %s", c.Field, c.Column, v.Source)
+				continue
+			}
+			if !typeFits(cc, c.Type) {
+				add("views.yaml", name, "column %s: type %s does not fit the database type %s", c.Field, c.Type, cc.dataType)
+			}
+			if c.Type == "enum" {
+				c.EnumInt = cc.dataType == "smallint" || cc.dataType == "integer"
+			}
+			if base != nil && (c.Editable || c.Field == v.Key || c.Field == v.Version) {
+				if _, ok := base.columns[c.Column]; !ok {
+					add("views.yaml", name, "column %s: %q is not a column of the base table %s", c.Field, c.Column, v.Table)
+				}
+			}
+		}
+		if v.Version != "" && base != nil {
+			if col := v.column(v.Version); col != nil && col.Type != "datetime" && col.Type != "int" {
+				add("views.yaml", name, "version %s must be a datetime or int column", v.Version)
+			}
+		}
+		for col := range v.EditSets {
+			if base != nil {
+				if _, ok := base.columns[col]; !ok {
+					add("views.yaml", name, "editSets: %q is not a column of %s", col, v.Table)
+				}
+			}
+		}
+	}
+
+	for _, name := range sortedKeys(md.Forms) {
+		f := md.Forms[name]
+		file := "forms/" + name + ".yaml"
+		t := rels[f.Table]
+		if t == nil || !t.isTable {
+			add(file, name, "table %q is not a base table in the database", f.Table)
+			continue
+		}
+		f.stampCreated = hasColumns(t, "created_on", "created_by")
+		f.stampUpdated = hasColumns(t, "updated_on", "updated_by")
+		if _, ok := t.columns[f.Key.Column]; !ok {
+			add(file, name, "key column %q is not a column of %s", f.Key.Column, f.Table)
+		}
+		for _, ff := range f.Fields {
+			cc, ok := t.columns[ff.Column]
+			if !ok {
+				add(file, name, "field %s: %q is not a column of %s", ff.Field, ff.Column, f.Table)
+				continue
+			}
+			if !typeFits(cc, ff.Type) {
+				add(file, name, "field %s: type %s does not fit the database type %s", ff.Field, ff.Type, cc.dataType)
+			}
+			if ff.Type == "enum" {
+				ff.col().EnumInt = cc.dataType == "smallint" || cc.dataType == "integer"
+				ff.enumInt = ff.col().EnumInt
+			}
+			if !cc.nullable && !cc.hasDef && !ff.Required && ff.Default == nil {
+				add(file, name, "field %s: the column is NOT NULL without a default, so the field must be required or have a default", ff.Field)
+			}
+		}
+		for _, l := range f.Lookups {
+			src := rels[l.Source]
+			if src == nil {
+				add(file, name, "lookup %s: source %q is not a table or view", l.Name, l.Source)
+				continue
+			}
+			for _, col := range []string{l.Value, l.Label} {
+				if _, ok := src.columns[col]; !ok {
+					add(file, name, "lookup %s: %q is not a column of %s", l.Name, col, l.Source)
+				}
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return &Error{Code: CodeInvalid, Message: "metadata does not match the database:\n  " + strings.Join(problems, "\n  ")}
+	}
+	return nil
+}
+
+func sortedKeys[T any](m map[string]T) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func hasColumns(r *relation, names ...string) bool {
+	for _, n := range names {
+		if _, ok := r.columns[n]; !ok {
+			return false
+		}
+	}
+	return true
+}

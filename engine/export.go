@@ -1,0 +1,326 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/xuri/excelize/v2"
+)
+
+// Export limits: a sheet holds 1,048,576 rows; exports run longer than a page.
+const (
+	MaxExportRows = 1_000_000
+	ExportTimeout = 5 * time.Minute
+)
+
+// ExportRequest is a grid request plus the file format and, optionally, the
+// columns to write with their (translated) headers, in order.
+type ExportRequest struct {
+	GridRequest
+	Format  string         `json:"Format"` // xlsx (default) or csv
+	Columns []ExportColumn `json:"Columns"`
+}
+
+// ExportColumn is one column of the file.
+type ExportColumn struct {
+	Field  string `json:"field"`
+	Header string `json:"header"`
+}
+
+// Export is a validated export, ready to stream.
+type Export struct {
+	FileName    string
+	ContentType string
+	e           *Engine
+	q           *query
+	cols        []*Column
+	headers     []string
+	format      string
+	dateFormat  string // the user's format, e.g. DD-MM-YYYY HH:mm:ss
+	sql         string
+	args        []any
+}
+
+// PrepareExport checks an export request (view, permission, filter, sort,
+// columns, format) so that every mistake is answered before streaming starts.
+func (e *Engine) PrepareExport(ctx context.Context, r ExportRequest, dateFormat string) (*Export, error) {
+	q, err := e.resolve(ctx, &r.GridRequest)
+	if err != nil {
+		return nil, err
+	}
+	if q.view.Export == "" {
+		return nil, Invalid("ViewName", "%s has no export.", q.view.Name)
+	}
+	x := &Export{e: e, q: q, format: strings.ToLower(r.Format), dateFormat: dateFormat}
+	switch x.format {
+	case "", "xlsx", "excel":
+		x.format, x.FileName, x.ContentType = "xlsx", q.view.Export+".xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+	case "csv":
+		x.FileName, x.ContentType = q.view.Export+".csv", "text/csv; charset=utf-8"
+	default:
+		return nil, Invalid("Format", "Format must be xlsx or csv, got %q.", r.Format)
+	}
+	if len(r.Columns) == 0 {
+		for _, c := range q.view.Columns {
+			if !c.Hidden {
+				r.Columns = append(r.Columns, ExportColumn{Field: c.Field})
+			}
+		}
+	}
+	for _, ec := range r.Columns {
+		c := q.view.column(ec.Field)
+		if c == nil {
+			return nil, Invalid("Columns", "Export column %q is not a column of %s.", ec.Field, q.view.Name)
+		}
+		h := strings.TrimSpace(ec.Header)
+		if h == "" {
+			h = c.Field
+		}
+		x.cols = append(x.cols, c)
+		x.headers = append(x.headers, h)
+	}
+	// Select only the exported columns, in the file's order.
+	view := *q.view
+	view.Columns = x.cols
+	sub := &query{view: &view, where: q.where, order: q.order}
+	if x.sql, x.args, err = sub.dataset().Limit(MaxExportRows).ToSQL(); err != nil {
+		return nil, Internal(err)
+	}
+	return x, nil
+}
+
+// WriteTo streams the file to w: rows go from the database cursor to the
+// writer without holding the result in memory.
+func (x *Export) WriteTo(ctx context.Context, w io.Writer) error {
+	ctx, cancel := context.WithTimeout(ctx, ExportTimeout)
+	defer cancel()
+	return pgx.BeginTxFunc(ctx, x.e.read, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, fmt.Sprintf("set local statement_timeout = %d", ExportTimeout.Milliseconds())); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, x.sql, x.args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		if x.format == "csv" {
+			return x.writeCSV(rows, w)
+		}
+		return x.writeXLSX(rows, w)
+	})
+}
+
+func (x *Export) writeCSV(rows pgx.Rows, w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteString("\uFEFF") // so spreadsheet programs read UTF-8
+	cw := csv.NewWriter(bw)
+	if err := cw.Write(neutraliseAll(x.headers)); err != nil {
+		return err
+	}
+	rec := make([]string, len(x.cols))
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			return err
+		}
+		for i, c := range x.cols {
+			rec[i] = x.text(c, vals[i])
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// text is a value as a CSV cell: numbers with the column's decimals, dates
+// in the user's format, text neutralised against formula injection.
+func (x *Export) text(c *Column, v any) string {
+	if v == nil {
+		return ""
+	}
+	switch c.Type {
+	case "decimal":
+		if n, ok := v.(pgtype.Numeric); ok {
+			s, _ := numericString(n, exportScale(c)).(string)
+			return s
+		}
+	case "date":
+		if t, ok := v.(time.Time); ok {
+			return t.Format(goDateLayout(x.dateFormat, false))
+		}
+	case "datetime":
+		if t, ok := v.(time.Time); ok {
+			return t.UTC().Format(goDateLayout(x.dateFormat, true))
+		}
+	case "int", "bool":
+		return fmt.Sprint(v)
+	}
+	return neutralise(fmt.Sprint(c.jsonValue(v)))
+}
+
+func exportScale(c *Column) int {
+	if c.Scale > 0 {
+		return c.Scale
+	}
+	return 2
+}
+
+// neutralise defuses a text cell that a spreadsheet would run as a formula
+// (DESIGN.md section 8): a leading quote makes it plain text.
+func neutralise(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r\x00", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+func neutraliseAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = neutralise(s)
+	}
+	return out
+}
+
+func (x *Export) writeXLSX(rows pgx.Rows, w io.Writer) error {
+	f := excelize.NewFile()
+	defer f.Close()
+	sw, err := f.NewStreamWriter("Sheet1")
+	if err != nil {
+		return err
+	}
+	header, _ := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}})
+	styles := make([]int, len(x.cols))
+	for i, c := range x.cols {
+		var fmtCode string
+		switch c.Type {
+		case "decimal":
+			fmtCode = "#,##0." + strings.Repeat("0", exportScale(c))
+		case "date":
+			fmtCode = excelDateFormat(x.dateFormat, false)
+		case "datetime":
+			fmtCode = excelDateFormat(x.dateFormat, true)
+		}
+		if fmtCode != "" {
+			if styles[i], err = f.NewStyle(&excelize.Style{CustomNumFmt: &fmtCode}); err != nil {
+				return err
+			}
+		}
+		width := float64(max(12, min(50, len(x.headers[i])+4)))
+		if err := sw.SetColWidth(i+1, i+1, width); err != nil {
+			return err
+		}
+	}
+	cells := make([]any, len(x.cols))
+	for i, h := range x.headers {
+		cells[i] = excelize.Cell{StyleID: header, Value: h}
+	}
+	if err := sw.SetRow("A1", cells, excelize.RowOpts{Height: 18}); err != nil {
+		return err
+	}
+	row := 2
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			return err
+		}
+		cells = make([]any, len(x.cols))
+		for i, c := range x.cols {
+			cells[i] = excelize.Cell{StyleID: styles[i], Value: xlsxValue(c, vals[i])}
+		}
+		cell, _ := excelize.CoordinatesToCellName(1, row)
+		if err := sw.SetRow(cell, cells); err != nil {
+			return err
+		}
+		row++
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if err := sw.Flush(); err != nil {
+		return err
+	}
+	return f.Write(w)
+}
+
+// xlsxValue is a typed cell value: numbers as numbers, dates as dates, text
+// as inline strings (never formulas).
+func xlsxValue(c *Column, v any) any {
+	if v == nil {
+		return nil
+	}
+	switch c.Type {
+	case "decimal":
+		if n, ok := v.(pgtype.Numeric); ok && n.Valid {
+			s, _ := numericString(n, 0).(string)
+			f, _ := new(big.Float).SetString(s)
+			if f == nil {
+				return s
+			}
+			out, _ := f.Float64()
+			return out
+		}
+	case "int":
+		return v
+	case "bool":
+		return v
+	case "date":
+		if t, ok := v.(time.Time); ok {
+			return t
+		}
+	case "datetime":
+		if t, ok := v.(time.Time); ok {
+			return t.UTC()
+		}
+	}
+	return fmt.Sprint(c.jsonValue(v))
+}
+
+// goDateLayout turns a user date format (DD-MM-YYYY HH:mm:ss, ...) into a
+// Go layout; withTime keeps the time part.
+func goDateLayout(format string, withTime bool) string {
+	if format == "" {
+		format = "DD-MM-YYYY HH:mm:ss"
+	}
+	date, timePart, _ := strings.Cut(format, " ")
+	layout := strings.NewReplacer("YYYY", "2006", "MM", "01", "DD", "02").Replace(date)
+	if withTime {
+		if timePart == "" {
+			timePart = "HH:mm:ss"
+		}
+		layout += " " + strings.NewReplacer("HH", "15", "mm", "04", "ss", "05").Replace(timePart)
+	}
+	return layout
+}
+
+// excelDateFormat turns a user date format into a spreadsheet number format.
+func excelDateFormat(format string, withTime bool) string {
+	if format == "" {
+		format = "DD-MM-YYYY HH:mm:ss"
+	}
+	date, timePart, _ := strings.Cut(format, " ")
+	out := strings.NewReplacer("YYYY", "yyyy", "MM", "mm", "DD", "dd").Replace(date)
+	if withTime {
+		if timePart == "" {
+			timePart = "HH:mm:ss"
+		}
+		out += " " + strings.NewReplacer("HH", "hh", "mm", "mm", "ss", "ss").Replace(timePart)
+	}
+	return out
+}

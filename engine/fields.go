@@ -1,0 +1,269 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// FieldType is one entry of the type registry: everything the engine does
+// differently per type lives here - the filter operators it accepts, how a
+// client value is parsed and checked, how a database value is shown in JSON,
+// which PostgreSQL types may back it, and how an export cell is written.
+type FieldType struct {
+	Name string
+	// Ops are the filter operators the type accepts.
+	Ops []string
+	// parse turns a JSON value (string, number, bool) into the value bound as
+	// a query parameter, checking the column's limits.
+	parse func(c *Column, v any) (any, error)
+	// SQLTypes are the catalogue types (information_schema data_type) a
+	// column of this type may have.
+	SQLTypes []string
+}
+
+// Filter operators.
+const (
+	OpContains   = "contains"
+	OpStartsWith = "startsWith"
+	OpEndsWith   = "endsWith"
+	OpEquals     = "equals"
+	OpNotEquals  = "notEquals"
+	OpLt         = "lt"
+	OpLte        = "lte"
+	OpGt         = "gt"
+	OpGte        = "gte"
+	OpBetween    = "between"
+	OpIn         = "in"
+	OpIsEmpty    = "isEmpty"
+	OpIsNotEmpty = "isNotEmpty"
+)
+
+var (
+	rangeOps = []string{OpEquals, OpNotEquals, OpLt, OpLte, OpGt, OpGte, OpBetween, OpIn, OpIsEmpty, OpIsNotEmpty}
+	textOps  = []string{OpContains, OpStartsWith, OpEndsWith, OpEquals, OpNotEquals, OpIn, OpIsEmpty, OpIsNotEmpty}
+)
+
+// Types is the registry.
+var Types = map[string]*FieldType{
+	"text": {Name: "text", Ops: textOps, parse: parseText,
+		SQLTypes: []string{"text", "character varying", "character"}},
+	"enum": {Name: "enum", Ops: []string{OpEquals, OpNotEquals, OpIn, OpIsEmpty, OpIsNotEmpty}, parse: parseEnum,
+		SQLTypes: []string{"text", "character varying", "character", "smallint", "integer"}},
+	"int": {Name: "int", Ops: rangeOps, parse: parseInt,
+		SQLTypes: []string{"smallint", "integer", "bigint"}},
+	"decimal": {Name: "decimal", Ops: rangeOps, parse: parseDecimal,
+		SQLTypes: []string{"numeric"}},
+	"date": {Name: "date", Ops: rangeOps, parse: parseDate,
+		SQLTypes: []string{"date"}},
+	"datetime": {Name: "datetime", Ops: rangeOps, parse: parseDateTime,
+		SQLTypes: []string{"timestamp with time zone", "timestamp without time zone"}},
+	"bool": {Name: "bool", Ops: []string{OpEquals, OpIsEmpty, OpIsNotEmpty}, parse: parseBool,
+		SQLTypes: []string{"boolean"}},
+}
+
+func (t *FieldType) allows(op string) bool {
+	for _, o := range t.Ops {
+		if o == op {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseValue turns a client value for column c into a query parameter, or
+// an Invalid error naming the field. nil stays nil (SQL NULL).
+func (c *Column) ParseValue(v any) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	return Types[c.Type].parse(c, v)
+}
+
+func asString(c *Column, v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case json.Number:
+		return x.String(), nil
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64), nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	}
+	return "", Invalid(c.Field, "%s: unexpected value %v.", c.Field, v)
+}
+
+func parseText(c *Column, v any) (any, error) {
+	s, ok := v.(string)
+	if !ok {
+		return nil, Invalid(c.Field, "%s must be text.", c.Field)
+	}
+	if c.MaxLength > 0 && len([]rune(s)) > c.MaxLength {
+		return nil, Invalid(c.Field, "%s must be at most %d characters.", c.Field, c.MaxLength)
+	}
+	if strings.ContainsRune(s, 0) {
+		return nil, Invalid(c.Field, "%s contains a NUL character.", c.Field)
+	}
+	return s, nil
+}
+
+func parseEnum(c *Column, v any) (any, error) {
+	s, err := asString(c, v)
+	if err != nil {
+		return nil, err
+	}
+	for _, allowed := range c.Values {
+		if s == allowed {
+			if c.EnumInt {
+				n, _ := strconv.Atoi(s)
+				return n, nil
+			}
+			return s, nil
+		}
+	}
+	return nil, Invalid(c.Field, "%s must be one of %s.", c.Field, strings.Join(c.Values, ", "))
+}
+
+func parseInt(c *Column, v any) (any, error) {
+	s, err := asString(c, v)
+	if err != nil {
+		return nil, err
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return nil, Invalid(c.Field, "%s must be a whole number.", c.Field)
+	}
+	return n, nil
+}
+
+func parseDecimal(c *Column, v any) (any, error) {
+	s, err := asString(c, v)
+	if err != nil {
+		return nil, err
+	}
+	s = strings.TrimSpace(s)
+	r, ok := new(big.Rat).SetString(s)
+	if !ok || strings.ContainsAny(s, "/eE") || s == "" {
+		return nil, Invalid(c.Field, "%s must be a number with a decimal point (for example 1234.56).", c.Field)
+	}
+	if c.maxDecimals > 0 {
+		if _, frac, found := strings.Cut(s, "."); found && len(frac) > c.maxDecimals {
+			return nil, Invalid(c.Field, "%s has more than %d decimals.", c.Field, c.maxDecimals)
+		}
+	}
+	var n pgtype.Numeric
+	if err := n.Scan(r.FloatString(max(c.Scale, decimals(s)))); err != nil {
+		return nil, Invalid(c.Field, "%s is not a valid number.", c.Field)
+	}
+	return n, nil
+}
+
+func decimals(s string) int {
+	if _, frac, found := strings.Cut(s, "."); found {
+		return len(frac)
+	}
+	return 0
+}
+
+func parseDate(c *Column, v any) (any, error) {
+	s, err := asString(c, v)
+	if err != nil {
+		return nil, err
+	}
+	s = strings.TrimSpace(s)
+	if len(s) > 10 { // a full timestamp: the date part counts
+		if t, err := time.Parse(time.RFC3339, s); err == nil {
+			return t.UTC().Format("2006-01-02"), nil
+		}
+	}
+	t, err := time.Parse("2006-01-02", s)
+	if err != nil || t.Year() < 1900 || t.Year() > 9999 {
+		return nil, Invalid(c.Field, "%s must be a date as yyyy-MM-dd.", c.Field)
+	}
+	return t.Format("2006-01-02"), nil
+}
+
+func parseDateTime(c *Column, v any) (any, error) {
+	s, err := asString(c, v)
+	if err != nil {
+		return nil, err
+	}
+	s = strings.TrimSpace(s)
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return nil, Invalid(c.Field, "%s must be a date and time (yyyy-MM-ddTHH:mm:ssZ) or a date (yyyy-MM-dd).", c.Field)
+}
+
+func parseBool(c *Column, v any) (any, error) {
+	switch x := v.(type) {
+	case bool:
+		return x, nil
+	case string:
+		if b, err := strconv.ParseBool(x); err == nil {
+			return b, nil
+		}
+	}
+	return nil, Invalid(c.Field, "%s must be true or false.", c.Field)
+}
+
+// jsonValue turns a value scanned from PostgreSQL into its JSON form for
+// column c: decimals as exact strings with the column's scale, dates as
+// yyyy-MM-dd, times as RFC 3339 in UTC.
+func (c *Column) jsonValue(v any) any {
+	if v == nil {
+		return nil
+	}
+	switch c.Type {
+	case "decimal":
+		if n, ok := v.(pgtype.Numeric); ok {
+			return numericString(n, c.Scale)
+		}
+	case "date":
+		if t, ok := v.(time.Time); ok {
+			return t.Format("2006-01-02")
+		}
+	case "datetime":
+		if t, ok := v.(time.Time); ok {
+			return t.UTC().Format(time.RFC3339Nano)
+		}
+	case "enum":
+		if c.EnumInt {
+			return fmt.Sprint(v)
+		}
+	}
+	return v
+}
+
+// numericString formats n exactly, with scale decimals when scale > 0.
+func numericString(n pgtype.Numeric, scale int) any {
+	if !n.Valid || n.NaN {
+		return nil
+	}
+	r := new(big.Rat).SetInt(n.Int)
+	exp := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs(n.Exp))), nil)
+	if n.Exp < 0 {
+		r.Quo(r, new(big.Rat).SetInt(exp))
+	} else {
+		r.Mul(r, new(big.Rat).SetInt(exp))
+	}
+	if scale <= 0 {
+		scale = max(0, -int(n.Exp))
+	}
+	return r.FloatString(scale)
+}
+
+func abs(n int32) int32 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}

@@ -1,0 +1,291 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/doug-martin/goqu/v9"
+	_ "github.com/doug-martin/goqu/v9/dialect/postgres" // registers the dialect
+	"github.com/doug-martin/goqu/v9/exp"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Grid limits.
+const (
+	MaxPageSize     = 500
+	DefaultPageSize = 100
+	// CountCap is how far totals are counted exactly: an exact count of a
+	// broad filter over millions of rows costs more than the page itself, so
+	// past it the answer says "at least CountCap" (the UI shows 10,000+).
+	CountCap            = 10_000
+	DefaultQueryTimeout = 10 * time.Second
+)
+
+var dialect = goqu.Dialect("postgres")
+
+// Engine serves grids, edits, CRUD and exports from the current metadata.
+// The metadata can be swapped at run time (reload); each call uses the set
+// that was current when it began.
+type Engine struct {
+	pool    *pgxpool.Pool
+	read    *pgxpool.Pool // replica for reads, or pool
+	md      atomic.Pointer[Metadata]
+	timeout time.Duration
+	log     *slog.Logger
+	now     func() time.Time
+}
+
+// Options configure an Engine.
+type Options struct {
+	Pool         *pgxpool.Pool
+	ReadPool     *pgxpool.Pool // optional
+	Metadata     *Metadata
+	QueryTimeout time.Duration
+	Log          *slog.Logger
+	Now          func() time.Time
+}
+
+// New returns an engine over validated metadata.
+func New(o Options) *Engine {
+	e := &Engine{pool: o.Pool, read: o.ReadPool, timeout: o.QueryTimeout, log: o.Log, now: o.Now}
+	if e.read == nil {
+		e.read = o.Pool
+	}
+	if e.timeout == 0 {
+		e.timeout = DefaultQueryTimeout
+	}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	if e.log == nil {
+		e.log = slog.Default()
+	}
+	e.md.Store(o.Metadata)
+	return e
+}
+
+// Metadata is the current metadata.
+func (e *Engine) Metadata() *Metadata { return e.md.Load() }
+
+// SetMetadata swaps in new, already validated metadata.
+func (e *Engine) SetMetadata(md *Metadata) { e.md.Store(md) }
+
+// GridRequest is the spec's paged-grid request. JSON names match the spec
+// (ViewName, PageSize, ...); PageNumber is a row offset, as the spec says.
+type GridRequest struct {
+	ViewName            string `json:"ViewName"`
+	StoredProcedureName string `json:"StoredProcedureName"` // accepted and ignored: the engine is the procedure
+	PageSize            int    `json:"PageSize"`
+	PageNumber          int    `json:"PageNumber"`
+	Filter              string `json:"Filter"`
+	Filters             []Cond `json:"Filters"`
+	SortField           string `json:"SortField"`
+	SortOrder           string `json:"SortOrder"`
+	ExactCount          bool   `json:"ExactCount"` // count past CountCap
+}
+
+// GridPage is one page of rows with the total.
+type GridPage struct {
+	DataList   []map[string]any `json:"dataList"`
+	TotalCount int64            `json:"totalCount"`
+	// TotalCapped: the total is at least TotalCount (counting stopped at CountCap).
+	TotalCapped bool `json:"totalCapped"`
+}
+
+// View returns the view named name if the actor may open it.
+func (e *Engine) View(ctx context.Context, name string) (*View, error) {
+	v := e.Metadata().Views[name]
+	if v == nil {
+		return nil, Invalid("ViewName", "Unknown view %q.", name)
+	}
+	if !ActorFrom(ctx).Can(v.Screen) {
+		return nil, Forbidden("You do not have permission for the view %s.", name)
+	}
+	return v, nil
+}
+
+// query is a grid request resolved against its view: the SQL pieces every
+// read of the grid (page, count, export) shares.
+type query struct {
+	view  *View
+	where exp.Expression
+	order []exp.OrderedExpression
+}
+
+func (e *Engine) resolve(ctx context.Context, r *GridRequest) (*query, error) {
+	v, err := e.View(ctx, r.ViewName)
+	if err != nil {
+		return nil, err
+	}
+	w := Where{}
+	if strings.TrimSpace(r.Filter) != "" {
+		if w, err = ParseFilterText(r.Filter); err != nil {
+			return nil, err
+		}
+	}
+	if len(r.Filters) > 0 {
+		if len(w) == 0 {
+			w = Where{nil}
+		}
+		for i := range w { // structured filters apply to every OR group
+			w[i] = append(w[i], r.Filters...)
+		}
+	}
+	if n := len(r.Filters); n > 50 {
+		return nil, Invalid("Filters", "At most 50 filters, got %d.", n)
+	}
+	where, err := v.whereExpr(w)
+	if err != nil {
+		return nil, err
+	}
+	order, err := v.orderBy(r.SortField, r.SortOrder)
+	if err != nil {
+		return nil, err
+	}
+	return &query{view: v, where: where, order: order}, nil
+}
+
+// orderBy validates the sort and appends the key so pages are stable.
+func (v *View) orderBy(field, order string) ([]exp.OrderedExpression, error) {
+	sortCol := v.column(v.DefaultSort.Field)
+	desc := strings.EqualFold(v.DefaultSort.Order, "desc")
+	if field != "" {
+		sortCol = v.column(field)
+		if sortCol == nil || !sortCol.IsSortable() {
+			return nil, Invalid("SortField", "SortField %q is not a sortable column of %s.", field, v.Name)
+		}
+		switch strings.ToLower(strings.TrimSpace(order)) {
+		case "", "asc", "ascending", "1":
+			desc = false
+		case "desc", "descending", "-1":
+			desc = true
+		default:
+			return nil, Invalid("SortOrder", "SortOrder must be asc or desc, got %q.", order)
+		}
+	}
+	key := v.column(v.Key)
+	var out []exp.OrderedExpression
+	dir := func(c *Column) exp.OrderedExpression {
+		if desc {
+			return goqu.I(c.Column).Desc().NullsLast()
+		}
+		return goqu.I(c.Column).Asc().NullsFirst()
+	}
+	if sortCol != nil {
+		out = append(out, dir(sortCol))
+	}
+	if sortCol == nil || sortCol != key {
+		out = append(out, dir(key))
+	}
+	return out, nil
+}
+
+// IsSortable reports whether the grid may sort by the column (default: yes).
+func (c *Column) IsSortable() bool { return c.Sortable == nil || *c.Sortable }
+
+func (q *query) dataset() *goqu.SelectDataset {
+	cols := make([]any, len(q.view.Columns))
+	for i, c := range q.view.Columns {
+		cols[i] = goqu.I(c.Column).As(c.Field)
+	}
+	ds := dialect.From(goqu.I(q.view.Source)).Prepared(true).Select(cols...)
+	if q.where != nil {
+		ds = ds.Where(q.where)
+	}
+	return ds.Order(q.order...)
+}
+
+// Page returns one page of a grid and its total.
+func (e *Engine) Page(ctx context.Context, r GridRequest) (*GridPage, error) {
+	if r.PageSize == 0 {
+		r.PageSize = DefaultPageSize
+	}
+	if r.PageSize < 1 || r.PageSize > MaxPageSize {
+		return nil, Invalid("PageSize", "PageSize must be from 1 to %d, got %d.", MaxPageSize, r.PageSize)
+	}
+	if r.PageNumber < 0 {
+		return nil, Invalid("PageNumber", "PageNumber is a row offset and cannot be negative.")
+	}
+	q, err := e.resolve(ctx, &r)
+	if err != nil {
+		return nil, err
+	}
+	pageSQL, pageArgs, err := q.dataset().Limit(uint(r.PageSize)).Offset(uint(r.PageNumber)).ToSQL()
+	if err != nil {
+		return nil, Internal(fmt.Errorf("grid %s: %w", r.ViewName, err))
+	}
+	countDS := dialect.From(goqu.I(q.view.Source)).Prepared(true).Select(goqu.L("1"))
+	if q.where != nil {
+		countDS = countDS.Where(q.where)
+	}
+	if !r.ExactCount {
+		countDS = countDS.Limit(CountCap + 1)
+	}
+	countSQL, countArgs, err := dialect.From(countDS.As("matches")).Prepared(true).Select(goqu.COUNT(goqu.Star())).ToSQL()
+	if err != nil {
+		return nil, Internal(fmt.Errorf("grid %s count: %w", r.ViewName, err))
+	}
+
+	page := &GridPage{DataList: []map[string]any{}}
+	err = e.readTx(ctx, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, pageSQL, pageArgs...)
+		if err != nil {
+			return err
+		}
+		if page.DataList, err = q.view.collect(rows); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, countSQL, countArgs...).Scan(&page.TotalCount)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("grid %s: %w", r.ViewName, TranslatePG(err))
+	}
+	if !r.ExactCount && page.TotalCount > CountCap {
+		page.TotalCount, page.TotalCapped = CountCap, true
+	}
+	return page, nil
+}
+
+// readTx runs fn in a read-only transaction on the read pool with the
+// statement timeout and custom plans (a cached generic plan can walk a sort
+// index over millions of rows; see DESIGN.md section 7).
+func (e *Engine) readTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	return pgx.BeginTxFunc(ctx, e.read, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if err := e.limitTx(ctx, tx); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
+}
+
+// collect reads rows into maps keyed by field, with JSON-ready values.
+func (v *View) collect(rows pgx.Rows) ([]map[string]any, error) {
+	defer rows.Close()
+	out := []map[string]any{}
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			return nil, err
+		}
+		row := make(map[string]any, len(vals))
+		for i, c := range v.Columns {
+			row[c.Field] = c.jsonValue(vals[i])
+		}
+		out = append(out, row)
+	}
+	return out, rows.Err()
+}
+
+// limitTx bounds every statement of tx by the engine's timeout.
+func (e *Engine) limitTx(ctx context.Context, tx pgx.Tx) error {
+	if _, err := tx.Exec(ctx, fmt.Sprintf("set local statement_timeout = %d", e.timeout.Milliseconds())); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, "set local plan_cache_mode = force_custom_plan")
+	return err
+}

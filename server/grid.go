@@ -1,0 +1,275 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/gofiber/fiber/v3"
+
+	"ledgerdesk/engine"
+)
+
+// gridHandlers serve the metadata engine: grids, inline edit, export, the
+// metadata the UI renders from, and every form's REST resource.
+type gridHandlers struct {
+	engine *engine.Engine
+	log    *slog.Logger
+	// dateFormat is the caller's date format, for dates in exports.
+	dateFormat func(c fiber.Ctx) string
+}
+
+func (h *gridHandlers) mount(r fiber.Router, auth fiber.Handler) {
+	r.Get("/meta/views", auth, h.views)
+	r.Get("/meta/views/:name", auth, h.view)
+	r.Get("/meta/forms/:name", auth, h.form)
+	r.Get("/meta/screens", auth, h.screens)
+	r.Get("/meta/screens/:route", auth, h.screen)
+	r.Post("/grid", auth, h.page)
+	r.Post("/grid/export", auth, h.export)
+	r.Put("/grid/row", auth, h.editRow)
+}
+
+// mountResources registers the generic form resources. They come last among
+// the API routes: fixed routes of the same shape win.
+func (h *gridHandlers) mountResources(r fiber.Router, auth fiber.Handler) {
+	r.Get("/:resource", auth, h.list)
+	r.Post("/:resource", auth, h.create)
+	r.Post("/:resource/grid", auth, h.resourceGrid)
+	r.Get("/:resource/:id", auth, h.getOrLookup)
+	r.Put("/:resource/:id", auth, h.update)
+	r.Delete("/:resource/:id", auth, h.remove)
+}
+
+func (h *gridHandlers) views(c fiber.Ctx) error {
+	return ok(c, h.engine.Views(c.Context()))
+}
+
+func (h *gridHandlers) view(c fiber.Ctx) error {
+	v, err := h.engine.View(c.Context(), c.Params("name"))
+	if err != nil {
+		if engine.ErrorCode(err) == engine.CodeInvalid {
+			return engine.NotFound("Unknown view %q.", c.Params("name"))
+		}
+		return err
+	}
+	return ok(c, v.Meta())
+}
+
+func (h *gridHandlers) form(c fiber.Ctx) error {
+	f, err := h.engine.FormByName(c.Context(), c.Params("name"))
+	if err != nil {
+		return err
+	}
+	return ok(c, f.Meta())
+}
+
+func (h *gridHandlers) screens(c fiber.Ctx) error {
+	return ok(c, h.engine.Screens(c.Context()))
+}
+
+func (h *gridHandlers) screen(c fiber.Ctx) error {
+	sc, err := h.engine.ScreenByRoute(c.Context(), c.Params("route"))
+	if err != nil {
+		return err
+	}
+	return ok(c, sc)
+}
+
+func (h *gridHandlers) page(c fiber.Ctx) error {
+	var req engine.GridRequest
+	if err := decodeStrictNumbers(c, &req); err != nil {
+		return err
+	}
+	p, err := h.engine.Page(c.Context(), req)
+	if err != nil {
+		return err
+	}
+	return ok(c, p)
+}
+
+func (h *gridHandlers) editRow(c fiber.Ctx) error {
+	var req engine.RowEdit
+	if err := decodeStrictNumbers(c, &req); err != nil {
+		return err
+	}
+	row, err := h.engine.UpdateRow(c.Context(), req)
+	if err != nil {
+		return err
+	}
+	return ok(c, row)
+}
+
+// export validates the request fully, then streams the file. A failure
+// after the first byte can only cut the download short; it is logged.
+func (h *gridHandlers) export(c fiber.Ctx) error {
+	var req engine.ExportRequest
+	if err := decodeStrictNumbers(c, &req); err != nil {
+		return err
+	}
+	x, err := h.engine.PrepareExport(c.Context(), req, h.dateFormat(c))
+	if err != nil {
+		return err
+	}
+	ctx := c.Context()
+	c.Set(fiber.HeaderContentType, x.ContentType)
+	c.Set(fiber.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s"`, x.FileName))
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.SendStreamWriter(func(w *bufio.Writer) {
+		if err := x.WriteTo(ctx, w); err != nil {
+			h.log.Error("export failed while streaming", "file", x.FileName, "err", err)
+		}
+		w.Flush()
+	})
+}
+
+func (h *gridHandlers) resource(c fiber.Ctx) (*engine.Form, error) {
+	f, err := h.engine.FormByResource(c.Context(), c.Params("resource"))
+	if engine.ErrorCode(err) == engine.CodeNotFound {
+		return nil, fiber.NewError(fiber.StatusNotFound, "no such API endpoint: "+c.Method()+" "+c.Path())
+	}
+	return f, err
+}
+
+func (h *gridHandlers) list(c fiber.Ctx) error {
+	f, err := h.resource(c)
+	if err != nil {
+		return err
+	}
+	list, err := h.engine.List(c.Context(), f)
+	if err != nil {
+		return err
+	}
+	return ok(c, list)
+}
+
+// getOrLookup answers GET /{resource}/{id} with a record, and
+// GET /{resource}/{lookup} (a name, not a number) with a lookup list.
+func (h *gridHandlers) getOrLookup(c fiber.Ctx) error {
+	f, err := h.resource(c)
+	if err != nil {
+		return err
+	}
+	id, err := f.ParseID(c.Params("id"))
+	if err != nil {
+		list, lerr := h.engine.LookupList(c.Context(), f, c.Params("id"))
+		if engine.ErrorCode(lerr) == engine.CodeNotFound {
+			return err
+		}
+		if lerr != nil {
+			return lerr
+		}
+		return ok(c, list)
+	}
+	rec, err := h.engine.Get(c.Context(), f, id)
+	if err != nil {
+		return err
+	}
+	return ok(c, rec)
+}
+
+func (h *gridHandlers) create(c fiber.Ctx) error {
+	f, err := h.resource(c)
+	if err != nil {
+		return err
+	}
+	body, err := decodeRecord(c)
+	if err != nil {
+		return err
+	}
+	rec, err := h.engine.Create(c.Context(), f, body)
+	if err != nil {
+		return err
+	}
+	return created(c, rec)
+}
+
+func (h *gridHandlers) update(c fiber.Ctx) error {
+	f, err := h.resource(c)
+	if err != nil {
+		return err
+	}
+	id, err := f.ParseID(c.Params("id"))
+	if err != nil {
+		return err
+	}
+	body, err := decodeRecord(c)
+	if err != nil {
+		return err
+	}
+	rec, err := h.engine.Update(c.Context(), f, id, body)
+	if err != nil {
+		return err
+	}
+	return ok(c, rec)
+}
+
+func (h *gridHandlers) remove(c fiber.Ctx) error {
+	f, err := h.resource(c)
+	if err != nil {
+		return err
+	}
+	id, err := f.ParseID(c.Params("id"))
+	if err != nil {
+		return err
+	}
+	if err := h.engine.Delete(c.Context(), f, id); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}
+
+// resourceGrid is POST /{resource}/grid (the spec's Country/grid): the grid
+// of the view the form belongs to.
+func (h *gridHandlers) resourceGrid(c fiber.Ctx) error {
+	f, err := h.resource(c)
+	if err != nil {
+		return err
+	}
+	if f.View == "" {
+		return fiber.NewError(fiber.StatusNotFound, "no such API endpoint: "+c.Method()+" "+c.Path())
+	}
+	var req engine.GridRequest
+	if len(bytes.TrimSpace(c.Body())) > 0 {
+		if err := decodeStrictNumbers(c, &req); err != nil {
+			return err
+		}
+	}
+	req.ViewName = f.View
+	p, err := h.engine.Page(c.Context(), req)
+	if err != nil {
+		return err
+	}
+	return ok(c, p)
+}
+
+// decodeRecord reads a record body, keeping numbers exact (json.Number).
+func decodeRecord(c fiber.Ctx) (map[string]any, error) {
+	var body map[string]any
+	if err := decodeStrictNumbers(c, &body); err != nil {
+		return nil, err
+	}
+	return body, nil
+}
+
+// decodeStrictNumbers is decode with numbers kept as json.Number, so
+// decimals reach the type registry exactly as the client wrote them.
+func decodeStrictNumbers(c fiber.Ctx, v any) error {
+	body := bytes.TrimSpace(c.Body())
+	if len(body) == 0 || body[0] != '{' {
+		return engine.Invalid("", "The request body must be a JSON object.")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return engine.Invalid(te.Field, "%s has the wrong type (expected %s).", te.Field, te.Type.String())
+		}
+		return engine.Invalid("", "The request body is not valid JSON.")
+	}
+	return nil
+}
