@@ -41,7 +41,7 @@ var embeddedMetadata embed.FS
 const usage = `usage: ledgerdesk <command>
 
 commands:
-  serve     run the web application (default)
+  serve     run the web application (default); --watch reloads views.yaml and forms/ on change
   migrate   apply pending database migrations and exit
   check     validate configuration, metadata and database, then exit
   outbox    show the newest messages in the mail outbox (-n count)
@@ -73,6 +73,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	fset := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	count := fset.Int("n", 5, "outbox: how many messages to show")
+	watch := fset.Bool("watch", false, "serve: reload views.yaml and forms/ when they change")
 	if err := fset.Parse(args); err != nil {
 		return err
 	}
@@ -93,7 +94,11 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	switch cmd {
 	case "serve":
 		log.Info("starting", "version", version, "config", cfg, "metadata", metaFrom)
-		return server.Serve(ctx, cfg, log, server.ServeOptions{UI: ui.Dist(), Metadata: meta, Version: version})
+		dir := metaFrom
+		if metaFrom == "embedded" {
+			dir = ""
+		}
+		return server.Serve(ctx, cfg, log, server.ServeOptions{UI: ui.Dist(), Metadata: meta, Version: version, MetadataDir: dir, Watch: *watch})
 	case "migrate":
 		db, err := server.OpenDatabase(ctx, cfg, log)
 		if err != nil {

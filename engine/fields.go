@@ -95,6 +95,12 @@ func asString(c *Column, v any) (string, error) {
 		return strconv.FormatFloat(x, 'f', -1, 64), nil
 	case bool:
 		return strconv.FormatBool(x), nil
+	case int:
+		return strconv.Itoa(x), nil
+	case int32:
+		return strconv.FormatInt(int64(x), 10), nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
 	}
 	return "", Invalid(c.Field, "%s: unexpected value %v.", c.Field, v)
 }

@@ -202,6 +202,10 @@ func (q *query) dataset() *goqu.SelectDataset {
 
 // Page returns one page of a grid and its total.
 func (e *Engine) Page(ctx context.Context, r GridRequest) (*GridPage, error) {
+	q, err := e.resolve(ctx, &r)
+	if err != nil {
+		return nil, err
+	}
 	if r.PageSize == 0 {
 		r.PageSize = DefaultPageSize
 	}
@@ -210,10 +214,6 @@ func (e *Engine) Page(ctx context.Context, r GridRequest) (*GridPage, error) {
 	}
 	if r.PageNumber < 0 {
 		return nil, Invalid("PageNumber", "PageNumber is a row offset and cannot be negative.")
-	}
-	q, err := e.resolve(ctx, &r)
-	if err != nil {
-		return nil, err
 	}
 	pageSQL, pageArgs, err := q.dataset().Limit(uint(r.PageSize)).Offset(uint(r.PageNumber)).ToSQL()
 	if err != nil {

@@ -157,7 +157,7 @@ func (h *gridHandlers) getOrLookup(c fiber.Ctx) error {
 	if err != nil {
 		list, lerr := h.engine.LookupList(c.Context(), f, c.Params("id"))
 		if engine.ErrorCode(lerr) == engine.CodeNotFound {
-			return err
+			return fiber.NewError(fiber.StatusNotFound, "no such API endpoint: "+c.Method()+" "+c.Path())
 		}
 		if lerr != nil {
 			return lerr

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	"ledgerdesk/internal/smtptest"
 	"ledgerdesk/screens/identity"
 	"ledgerdesk/screens/mail"
+	"ledgerdesk/screens/rates"
 )
 
 const adminPassword = "Admin#2026pass"
@@ -50,7 +52,10 @@ func newWorld(t *testing.T) *world {
 	if _, err := ident.EnsureAdmin(context.Background(), adminPassword); err != nil {
 		t.Fatal(err)
 	}
-	app := New(Deps{Config: cfg, Pool: pool, Log: log, Version: "test", Identity: ident, Engine: repoEngine(t, pool)})
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close() // a rate feed that is down
+	app := New(Deps{Config: cfg, Pool: pool, Log: log, Version: "test", Identity: ident, Engine: repoEngine(t, pool),
+		Rates: &rates.Syncer{Pool: pool, URL: down.URL, Log: log}})
 	return &world{t: t, app: app, pool: pool, smtp: smtp, sender: sender, ident: ident}
 }
 
@@ -166,6 +171,29 @@ func TestPermissionMatrix(t *testing.T) {
 		{"POST", "/api/auth/reset-password", "{}", [5]int{400, 400, 400, 400, 400}},
 		{"GET", "/api/health", nil, [5]int{200, 200, 200, 200, 200}},
 		{"GET", "/api/no-such-thing", nil, [5]int{404, 404, 404, 404, 401}},
+		// The metadata engine: views, grids, forms and resources follow the screens too.
+		{"GET", "/api/meta/views", nil, [5]int{200, 200, 200, 200, 401}},
+		{"GET", "/api/meta/views/VW_UserList", nil, [5]int{200, 200, 403, 403, 401}},
+		{"GET", "/api/meta/views/VW_Nope", nil, [5]int{404, 404, 404, 404, 401}},
+		{"GET", "/api/meta/screens/userslist", nil, [5]int{200, 200, 403, 403, 401}},
+		{"GET", "/api/meta/screens/bank-settings", nil, [5]int{200, 403, 403, 403, 401}},
+		{"POST", "/api/grid", `{"ViewName":"VW_UserList"}`, [5]int{200, 200, 403, 403, 401}},
+		{"POST", "/api/grid", `{"ViewName":"VW_RolesList"}`, [5]int{200, 403, 200, 403, 401}},
+		{"POST", "/api/grid", `{"ViewName":"VW_BankFinal","PageSize":10}`, [5]int{200, 403, 403, 403, 401}},
+		{"POST", "/api/grid", `{"ViewName":"VW_BankFinal","PageSize":100000}`, [5]int{400, 403, 403, 403, 401}},
+		{"POST", "/api/grid", `{"ViewName":"VW_Nope"}`, [5]int{400, 400, 400, 400, 401}},
+		{"PUT", "/api/grid/row", `{"ViewName":"VW_UserList","Key":1,"Values":{"Username":"x"}}`, [5]int{400, 400, 403, 403, 401}},
+		{"POST", "/api/grid/export", `{"ViewName":"VW_TblMasterCountry","Format":"csv"}`, [5]int{200, 403, 403, 403, 401}},
+		{"GET", "/api/meta/forms/country", nil, [5]int{200, 403, 403, 403, 401}},
+		{"GET", "/api/Country", nil, [5]int{200, 403, 403, 403, 401}},
+		{"POST", "/api/Country", "{}", [5]int{400, 403, 403, 403, 401}},
+		{"GET", "/api/Country/999999", nil, [5]int{404, 403, 403, 403, 401}},
+		{"POST", "/api/Country/grid", "{}", [5]int{200, 403, 403, 403, 401}},
+		{"GET", "/api/ConfigSettings/GetDistinctCurrency", nil, [5]int{200, 403, 403, 403, 401}},
+		{"GET", "/api/ConfigSettings/GetNothing", nil, [5]int{404, 403, 403, 403, 401}},
+		{"DELETE", "/api/TransactionProviders/999999", nil, [5]int{404, 403, 403, 403, 401}},
+		{"POST", "/api/CurrencyExchangeRate/sync", nil, [5]int{503, 403, 403, 403, 401}},
+		{"POST", "/api/bank/reprocess", nil, [5]int{503, 403, 403, 403, 401}},
 		{"POST", "/api/no-such-thing/1", nil, [5]int{404, 404, 404, 404, 404}},
 	}
 	for _, tt := range tests {

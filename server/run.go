@@ -20,6 +20,7 @@ import (
 	"ledgerdesk/migrations"
 	"ledgerdesk/screens/identity"
 	"ledgerdesk/screens/mail"
+	"ledgerdesk/screens/rates"
 )
 
 // Database is the connection pool and, when DATABASE_URL is unset, the
@@ -83,6 +84,10 @@ type ServeOptions struct {
 	UI       fs.FS // built UI or nil
 	Metadata fs.FS // views.yaml and forms/
 	Version  string
+	// MetadataDir is the folder Metadata was read from ("" when embedded);
+	// with Watch, edits there are reloaded while the server runs.
+	MetadataDir string
+	Watch       bool
 	// Ready, when set, is called with the bound address once the server accepts
 	// connections (tests and the e2e runner use it).
 	Ready func(addr net.Addr)
@@ -136,8 +141,16 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 	}
 	eng := engine.New(engine.Options{Pool: db.Pool, ReadPool: readPool, Metadata: md, Log: log})
 	log.Info("metadata loaded", "views", len(md.Views), "forms", len(md.Forms), "screens", len(md.Screens))
+	if opt.Watch {
+		if opt.MetadataDir == "" {
+			log.Warn("--watch needs metadata in a folder (METADATA_DIR or views.yaml in the working directory); the embedded copy cannot change")
+		} else if err := WatchMetadata(ctx, opt.MetadataDir, eng, db.Pool, log); err != nil {
+			return fmt.Errorf("watch %s: %w", opt.MetadataDir, err)
+		}
+	}
 
-	app := New(Deps{Config: cfg, Pool: db.Pool, Log: log, UI: opt.UI, Version: opt.Version, Identity: ident, Engine: eng})
+	app := New(Deps{Config: cfg, Pool: db.Pool, Log: log, UI: opt.UI, Version: opt.Version, Identity: ident, Engine: eng,
+		Rates: &rates.Syncer{Pool: db.Pool, URL: cfg.RatesURL, Log: log}})
 
 	serveErr := make(chan error, 1)
 	go func() {

@@ -19,6 +19,7 @@ import (
 	"ledgerdesk/engine"
 	"ledgerdesk/migrations"
 	"ledgerdesk/screens/identity"
+	"ledgerdesk/screens/rates"
 )
 
 // Deps is what the HTTP application needs from the outside world.
@@ -29,6 +30,7 @@ type Deps struct {
 	UI       fs.FS // the built UI (index.html at its root); nil when not built in
 	Identity *identity.Service
 	Engine   *engine.Engine
+	Rates    *rates.Syncer
 	Version  string
 	Now      func() time.Time
 }
@@ -64,6 +66,7 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 	ids.mountIdentity(api)
 	grids := &gridHandlers{engine: d.Engine, log: d.Log, dateFormat: ids.dateFormat}
 	grids.mount(api, ids.authenticate)
+	(&screenHandlers{rates: d.Rates}).mount(api, ids.authenticate)
 	if extra != nil {
 		extra(api)
 	}

@@ -1,0 +1,71 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"ledgerdesk/engine"
+)
+
+// WatchMetadata reloads views.yaml and forms/ from dir whenever they change:
+// the new set is loaded, validated against the database and swapped in; an
+// invalid edit keeps the old metadata and logs why. The UI reads metadata
+// when it opens a screen, so it sees the change on the next navigation.
+func WatchMetadata(ctx context.Context, dir string, eng *engine.Engine, pool *pgxpool.Pool, log *slog.Logger) error {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return err
+	}
+	for _, d := range []string{dir, filepath.Join(dir, "forms")} {
+		if err := w.Add(d); err != nil {
+			w.Close()
+			return err
+		}
+	}
+	go func() {
+		defer w.Close()
+		var pending <-chan time.Time // editors write in bursts: reload once they settle
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev, ok := <-w.Events:
+				if !ok {
+					return
+				}
+				if filepath.Base(ev.Name) == "views.yaml" || filepath.Ext(ev.Name) == ".yaml" {
+					pending = time.After(200 * time.Millisecond)
+				}
+			case err, ok := <-w.Errors:
+				if !ok {
+					return
+				}
+				log.Warn("metadata watch", "err", err)
+			case <-pending:
+				pending = nil
+				reloadMetadata(ctx, dir, eng, pool, log)
+			}
+		}
+	}()
+	log.Info("watching metadata for changes", "dir", dir)
+	return nil
+}
+
+func reloadMetadata(ctx context.Context, dir string, eng *engine.Engine, pool *pgxpool.Pool, log *slog.Logger) {
+	md, err := engine.LoadMetadata(os.DirFS(dir))
+	if err == nil {
+		err = engine.Validate(ctx, pool, md)
+	}
+	if err != nil {
+		log.Error("metadata reload refused; the previous metadata stays in use", "err", err)
+		return
+	}
+	eng.SetMetadata(md)
+	log.Info("metadata reloaded", "views", len(md.Views), "forms", len(md.Forms), "screens", len(md.Screens))
+}
