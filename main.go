@@ -4,6 +4,7 @@
 //	ledgerdesk migrate   apply pending database migrations and exit
 //	ledgerdesk check     validate the configuration, the metadata and the database
 //	ledgerdesk outbox    show the newest messages waiting in the mail outbox
+//	ledgerdesk bench     measure grid pages and exports against their floors
 //	ledgerdesk version   print the version
 //
 // Configuration is environment variables only; see the README.
@@ -20,10 +21,12 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/internal/bench"
 	"ledgerdesk/migrations"
 	"ledgerdesk/server"
 	"ledgerdesk/ui"
@@ -45,6 +48,7 @@ commands:
   migrate   apply pending database migrations and exit
   check     validate configuration, metadata and database, then exit
   outbox    show the newest messages in the mail outbox (-n count)
+  bench     grid [-rows 2000000 -iterations 30 -clients 8] | export [-rows 100000]
   version   print the version
 
 Configuration comes from environment variables (see README.md).
@@ -70,10 +74,20 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
+	benchWhat := ""
+	if cmd == "bench" {
+		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+			return errors.New("bench: say what to measure: ledgerdesk bench grid, or ledgerdesk bench export")
+		}
+		benchWhat, args = args[0], args[1:]
+	}
 	fset := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	count := fset.Int("n", 5, "outbox: how many messages to show")
 	watch := fset.Bool("watch", false, "serve: reload views.yaml and forms/ when they change")
+	rows := fset.Int("rows", 0, "bench: rows to generate (grid 2000000, export 100000)")
+	iterations := fset.Int("iterations", 30, "bench grid: requests per case and client")
+	clients := fset.Int("clients", 8, "bench grid: concurrent clients")
 	if err := fset.Parse(args); err != nil {
 		return err
 	}
@@ -115,6 +129,23 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 		return check(ctx, cfg, log, meta, metaFrom, stdout)
 	case "outbox":
 		return outbox(ctx, cfg, log, *count, stdout)
+	case "bench":
+		db, err := server.OpenDatabase(ctx, cfg, log)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		switch benchWhat {
+		case "grid":
+			md, err := engine.LoadMetadata(meta)
+			if err != nil {
+				return err
+			}
+			return bench.Grid(ctx, db.URL, bench.GridOptions{Rows: orInt(*rows, 2_000_000), Iterations: *iterations, Clients: *clients}, stdout, md)
+		case "export":
+			return bench.Export(ctx, db.URL, orInt(*rows, 100_000), stdout)
+		}
+		return fmt.Errorf("bench: unknown benchmark %q (grid or export)", benchWhat)
 	default:
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("unknown command %q", cmd)
@@ -196,6 +227,13 @@ func metadataFS(cfg server.Config) (fs.FS, string, error) {
 		return nil, "", fmt.Errorf("views.yaml: %w", err)
 	}
 	return embeddedMetadata, "embedded", nil
+}
+
+func orInt(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
 }
 
 func newLogger(cfg server.Config, w io.Writer) *slog.Logger {

@@ -6,7 +6,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"math/big"
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,6 +45,8 @@ type Export struct {
 	headers     []string
 	format      string
 	dateFormat  string // the user's format, e.g. DD-MM-YYYY HH:mm:ss
+	dateLayout  string // dateFormat as Go layouts, computed once
+	timeLayout  string
 	sql         string
 	args        []any
 }
@@ -59,7 +61,8 @@ func (e *Engine) PrepareExport(ctx context.Context, r ExportRequest, dateFormat 
 	if q.view.Export == "" {
 		return nil, Invalid("ViewName", "%s has no export.", q.view.Name)
 	}
-	x := &Export{e: e, q: q, format: strings.ToLower(r.Format), dateFormat: dateFormat}
+	x := &Export{e: e, q: q, format: strings.ToLower(r.Format), dateFormat: dateFormat,
+		dateLayout: goDateLayout(dateFormat, false), timeLayout: goDateLayout(dateFormat, true)}
 	switch x.format {
 	case "", "xlsx", "excel":
 		x.format, x.FileName, x.ContentType = "xlsx", q.view.Export+".xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -162,14 +165,25 @@ func (x *Export) text(c *Column, v any) string {
 		}
 	case "date":
 		if t, ok := v.(time.Time); ok {
-			return t.Format(goDateLayout(x.dateFormat, false))
+			return t.Format(x.dateLayout)
 		}
 	case "datetime":
 		if t, ok := v.(time.Time); ok {
-			return t.UTC().Format(goDateLayout(x.dateFormat, true))
+			return t.UTC().Format(x.timeLayout)
 		}
-	case "int", "bool":
-		return fmt.Sprint(v)
+	case "int":
+		switch n := v.(type) {
+		case int64:
+			return strconv.FormatInt(n, 10)
+		case int32:
+			return strconv.FormatInt(int64(n), 10)
+		case int16:
+			return strconv.FormatInt(int64(n), 10)
+		}
+	case "text":
+		if s, ok := v.(string); ok {
+			return neutralise(s)
+		}
 	}
 	return neutralise(fmt.Sprint(c.jsonValue(v)))
 }
@@ -268,18 +282,18 @@ func xlsxValue(c *Column, v any) any {
 	switch c.Type {
 	case "decimal":
 		if n, ok := v.(pgtype.Numeric); ok && n.Valid {
-			s, _ := numericString(n, 0).(string)
-			f, _ := new(big.Float).SetString(s)
-			if f == nil {
-				return s
+			f, err := n.Float64Value()
+			if err != nil || !f.Valid {
+				return nil
 			}
-			out, _ := f.Float64()
-			return out
+			return f.Float64
 		}
-	case "int":
+	case "int", "bool":
 		return v
-	case "bool":
-		return v
+	case "text":
+		if s, ok := v.(string); ok {
+			return s
+		}
 	case "date":
 		if t, ok := v.(time.Time); ok {
 			return t

@@ -249,22 +249,49 @@ func (c *Column) jsonValue(v any) any {
 	return v
 }
 
-// numericString formats n exactly, with scale decimals when scale > 0.
+// numericString formats n exactly, with scale decimals when scale > 0
+// (rounding half away from zero when n has more), else as many as it has.
+// It works on the digits directly: exports format millions of amounts.
 func numericString(n pgtype.Numeric, scale int) any {
-	if !n.Valid || n.NaN {
+	if !n.Valid || n.NaN || n.InfinityModifier != pgtype.Finite {
 		return nil
 	}
-	r := new(big.Rat).SetInt(n.Int)
-	exp := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs(n.Exp))), nil)
+	digits := n.Int.String()
+	neg := strings.HasPrefix(digits, "-")
+	digits = strings.TrimPrefix(digits, "-")
+	if n.Exp > 0 {
+		digits += strings.Repeat("0", int(n.Exp))
+	}
+	frac := 0
 	if n.Exp < 0 {
-		r.Quo(r, new(big.Rat).SetInt(exp))
-	} else {
-		r.Mul(r, new(big.Rat).SetInt(exp))
+		frac = int(-n.Exp)
+	}
+	if scale <= 0 && frac == 0 || scale == frac {
+		return withPoint(neg, digits, frac)
 	}
 	if scale <= 0 {
-		scale = max(0, -int(n.Exp))
+		scale = frac
 	}
+	if scale > frac {
+		return withPoint(neg, digits+strings.Repeat("0", scale-frac), scale)
+	}
+	// More decimals than wanted: round with exact arithmetic.
+	r := new(big.Rat).SetFrac(n.Int, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(frac)), nil))
 	return r.FloatString(scale)
+}
+
+// withPoint places the decimal point frac digits from the right.
+func withPoint(neg bool, digits string, frac int) string {
+	if frac > 0 {
+		if len(digits) <= frac {
+			digits = strings.Repeat("0", frac-len(digits)+1) + digits
+		}
+		digits = digits[:len(digits)-frac] + "." + digits[len(digits)-frac:]
+	}
+	if neg && strings.Trim(digits, "0.") != "" {
+		return "-" + digits
+	}
+	return digits
 }
 
 func abs(n int32) int32 {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 func TestParseFilterText(t *testing.T) {
@@ -92,4 +94,33 @@ func FuzzParseFilterText(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestNumericString(t *testing.T) {
+	tests := []struct {
+		in    string
+		scale int
+		want  string
+	}{
+		{"1200.5", 2, "1200.50"},
+		{"-75.25", 2, "-75.25"},
+		{"0.05", 2, "0.05"},
+		{"-0.05", 2, "-0.05"},
+		{"0", 2, "0.00"},
+		{"12", 0, "12"},
+		{"1.23456789", 6, "1.234568"},
+		{"-1.2345", 2, "-1.23"},
+		{"2.345", 2, "2.35"},
+		{"1000", 0, "1000"},
+		{"123.400", 0, "123.400"},
+	}
+	for _, tt := range tests {
+		var n pgtype.Numeric
+		if err := n.Scan(tt.in); err != nil {
+			t.Fatal(err)
+		}
+		if got := numericString(n, tt.scale); got != tt.want {
+			t.Errorf("numericString(%s, %d) = %v, want %s", tt.in, tt.scale, got, tt.want)
+		}
+	}
 }

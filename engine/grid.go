@@ -200,8 +200,16 @@ func (q *query) dataset() *goqu.SelectDataset {
 	return ds.Order(q.order...)
 }
 
-// Page returns one page of a grid and its total.
-func (e *Engine) Page(ctx context.Context, r GridRequest) (*GridPage, error) {
+// GridSQL is the SQL a grid request runs: the page and the (capped) count.
+// Benchmarks run it alone to compare the API with the database.
+type GridSQL struct {
+	Page, Count         string
+	PageArgs, CountArgs []any
+	query               *query
+}
+
+// SQL validates a grid request and returns the statements it runs.
+func (e *Engine) SQL(ctx context.Context, r GridRequest) (*GridSQL, error) {
 	q, err := e.resolve(ctx, &r)
 	if err != nil {
 		return nil, err
@@ -215,8 +223,8 @@ func (e *Engine) Page(ctx context.Context, r GridRequest) (*GridPage, error) {
 	if r.PageNumber < 0 {
 		return nil, Invalid("PageNumber", "PageNumber is a row offset and cannot be negative.")
 	}
-	pageSQL, pageArgs, err := q.dataset().Limit(uint(r.PageSize)).Offset(uint(r.PageNumber)).ToSQL()
-	if err != nil {
+	g := &GridSQL{query: q}
+	if g.Page, g.PageArgs, err = q.dataset().Limit(uint(r.PageSize)).Offset(uint(r.PageNumber)).ToSQL(); err != nil {
 		return nil, Internal(fmt.Errorf("grid %s: %w", r.ViewName, err))
 	}
 	countDS := dialect.From(goqu.I(q.view.Source)).Prepared(true).Select(goqu.L("1"))
@@ -226,11 +234,19 @@ func (e *Engine) Page(ctx context.Context, r GridRequest) (*GridPage, error) {
 	if !r.ExactCount {
 		countDS = countDS.Limit(CountCap + 1)
 	}
-	countSQL, countArgs, err := dialect.From(countDS.As("matches")).Prepared(true).Select(goqu.COUNT(goqu.Star())).ToSQL()
-	if err != nil {
+	if g.Count, g.CountArgs, err = dialect.From(countDS.As("matches")).Prepared(true).Select(goqu.COUNT(goqu.Star())).ToSQL(); err != nil {
 		return nil, Internal(fmt.Errorf("grid %s count: %w", r.ViewName, err))
 	}
+	return g, nil
+}
 
+// Page returns one page of a grid and its total.
+func (e *Engine) Page(ctx context.Context, r GridRequest) (*GridPage, error) {
+	g, err := e.SQL(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	q, pageSQL, pageArgs, countSQL, countArgs := g.query, g.Page, g.PageArgs, g.Count, g.CountArgs
 	page := &GridPage{DataList: []map[string]any{}}
 	err = e.readTx(ctx, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, pageSQL, pageArgs...)

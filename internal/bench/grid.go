@@ -1,0 +1,232 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v3"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"ledgerdesk/engine"
+	"ledgerdesk/screens/identity"
+	"ledgerdesk/screens/mail"
+	"ledgerdesk/server"
+)
+
+// GridOptions size the grid benchmark.
+type GridOptions struct {
+	Rows       int // bank_booking rows (2,000,000 for the DESIGN.md target)
+	Iterations int // requests per case and client
+	Clients    int // concurrent clients of the second round
+}
+
+// gridCases are the four request shapes of DESIGN.md section 7.
+var gridCases = []struct {
+	name string
+	req  string
+}{
+	{"a) no filter, newest first", `{"ViewName":"VW_BankFinal","PageSize":100}`},
+	{"b) currency equals, offset 1,000", `{"ViewName":"VW_BankFinal","PageSize":100,"PageNumber":1000,"Filters":[{"field":"Currency","op":"equals","value":"SEK"}]}`},
+	{"c) text contains a rare term", `{"ViewName":"VW_BankFinal","PageSize":100,"Filters":[{"field":"Text","op":"contains","value":"zyxwvu"}]}`},
+	{"d) text contains a broad term, by amount", `{"ViewName":"VW_BankFinal","PageSize":100,"Filters":[{"field":"Text","op":"contains","value":"payout"}],"SortField":"AmountLocal","SortOrder":"asc"}`},
+}
+
+// seedBank fills bank_booking with n generated rows unless it has them.
+func seedBank(ctx context.Context, pool *pgxpool.Pool, n int, out io.Writer) error {
+	var have int
+	pool.QueryRow(ctx, `select count(*) from bank_booking`).Scan(&have)
+	if have == n {
+		return nil
+	}
+	fmt.Fprintf(out, "generating %d bank rows (once; kept for later runs) ...\n", n)
+	start := time.Now()
+	if _, err := pool.Exec(ctx, `truncate bank_booking`); err != nil {
+		return err
+	}
+	// Text: six common phrases, and a rare term in one row of 20,000.
+	_, err := pool.Exec(ctx, `insert into bank_booking (bank_account, file_name, booked_date, amount_local, currency, text, created_on, status)
+		select 'ACC-' || lpad((i % 40)::text, 3, '0'), 'statement_' || (i / 5000) || '.csv', date '2024-01-01' + (i % 900),
+		       round((random() * 20000 - 5000)::numeric, 2), (array['USD','EUR','SEK','NOK','DKK','GBP'])[1 + i % 6],
+		       case when i % 20000 = 7 then 'Refund zyxwvu ' || i
+		            else (array['Nuvei payout','Amex settlement','Card fee','Bank charge','Transfer to savings','Interest'])[1 + (i / 7) % 6] || ' ref ' || i end,
+		       timestamptz '2024-01-01' + make_interval(mins => i), 'Booked'
+		from generate_series(1, $1) i`, n)
+	if err != nil {
+		return err
+	}
+	if _, err := pool.Exec(ctx, `vacuum analyze bank_booking`); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "generated in %s\n", time.Since(start).Round(time.Second))
+	return nil
+}
+
+// Grid runs the grid benchmark against the database at dbURL.
+func Grid(ctx context.Context, dbURL string, o GridOptions, out io.Writer, md *engine.Metadata) error {
+	pool, _, err := Open(ctx, dbURL, out)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := engine.Validate(ctx, pool, md); err != nil {
+		return err
+	}
+	if err := seedBank(ctx, pool, o.Rows, out); err != nil {
+		return err
+	}
+
+	// The real HTTP server, in process, on loopback.
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	secret, err := identity.LoadSecret(ctx, pool, "")
+	if err != nil {
+		return err
+	}
+	sender := &mail.Sender{Email: &mail.Outbox{Pool: pool, Log: log}, Mobile: &mail.Outbox{Pool: pool, Log: log}, Log: log}
+	ident := identity.New(identity.Options{Pool: pool, Secret: secret, Mail: sender, Log: log})
+	const password = "Bench#Admin2026"
+	if _, err := ident.EnsureAdmin(ctx, password); err != nil {
+		return err
+	}
+	pool.Exec(ctx, `update app_user set password_hash = $1 where username = 'admin'`, mustHash(password))
+	pool.Exec(ctx, `delete from login_attempt`)
+	eng := engine.New(engine.Options{Pool: pool, Metadata: md, Log: log})
+	cfg, _ := server.LoadConfig(func(string) string { return "" })
+	app := server.New(server.Deps{Config: cfg, Pool: pool, Log: log, Identity: ident, Engine: eng})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	go app.Listener(ln, fiber.ListenConfig{DisableStartupMessage: true})
+	defer app.Shutdown()
+	base := "http://" + ln.Addr().String()
+	login, err := ident.Login(ctx, "admin", password, identity.Client{IP: "bench"})
+	if err != nil {
+		return err
+	}
+	token := login.Token
+	admin := engine.WithActor(ctx, &engine.Actor{Username: "bench", Screens: map[int]bool{7: true}})
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+
+	api := func(body string) (time.Duration, error) {
+		start := time.Now()
+		req, _ := http.NewRequestWithContext(ctx, "POST", base+"/api/grid", bytes.NewBufferString(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := client.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		var env struct {
+			Succeeded bool
+			Error     string
+			Data      struct{ DataList []map[string]any }
+		}
+		err = json.NewDecoder(res.Body).Decode(&env)
+		res.Body.Close()
+		if err == nil && !env.Succeeded {
+			err = fmt.Errorf("grid: %s", env.Error)
+		}
+		return time.Since(start), err
+	}
+	sqlAlone := func(body string) (time.Duration, error) {
+		var r engine.GridRequest
+		json.Unmarshal([]byte(body), &r)
+		g, err := eng.SQL(admin, r)
+		if err != nil {
+			return 0, err
+		}
+		start := time.Now()
+		err = pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+			tx.Exec(ctx, "set local statement_timeout = 10000")
+			tx.Exec(ctx, "set local plan_cache_mode = force_custom_plan")
+			rows, err := tx.Query(ctx, g.Page, g.PageArgs...)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				if _, err := rows.Values(); err != nil {
+					return err
+				}
+			}
+			rows.Close()
+			var n int64
+			return tx.QueryRow(ctx, g.Count, g.CountArgs...).Scan(&n)
+		})
+		return time.Since(start), err
+	}
+
+	// run calls fn iterations times per client for one case; it returns every latency.
+	run := func(clients int, fn func(string) (time.Duration, error), body string) ([]time.Duration, error) {
+		var mu sync.Mutex
+		var all []time.Duration
+		var firstErr error
+		var wg sync.WaitGroup
+		for c := 0; c < clients; c++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < o.Iterations; i++ {
+					d, err := fn(body)
+					mu.Lock()
+					if err != nil && firstErr == nil {
+						firstErr = err
+					}
+					all = append(all, d)
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		return all, firstErr
+	}
+
+	fmt.Fprintf(out, "\ngrid page of VW_BankFinal, %d rows, %d requests per case and client\n\n", o.Rows, o.Iterations)
+	var rows [][]string
+	for _, c := range gridCases {
+		for i := 0; i < 3; i++ { // warm the caches
+			api(c.req)
+			sqlAlone(c.req)
+		}
+		a1, err := run(1, api, c.req)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
+		}
+		s1, err := run(1, sqlAlone, c.req)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
+		}
+		a8, err := run(o.Clients, api, c.req)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
+		}
+		s8, err := run(o.Clients, sqlAlone, c.req)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
+		}
+		rows = append(rows, []string{c.name,
+			ms(percentile(a1, 50)), ms(percentile(s1, 50)),
+			ms(percentile(a8, 50)), ms(percentile(a8, 95)), ms(percentile(s8, 95)), ratio(percentile(a8, 95), percentile(s8, 95))})
+	}
+	table(out, []string{"case", "API p50 (1 client)", "SQL p50 (1)", fmt.Sprintf("API p50 (%d)", o.Clients),
+		fmt.Sprintf("API p95 (%d)", o.Clients), fmt.Sprintf("SQL p95 (%d)", o.Clients), "API/SQL p95"}, rows)
+	fmt.Fprintln(out, "\ntargets (DESIGN.md 7): one client p50 under 20 ms per case; 8 clients API p95 at most 1.5x the SQL alone.")
+	fmt.Fprintln(out, "the PostGraphile 4 floor is not run here: it is not installed on this machine.")
+	return nil
+}
+
+func mustHash(p string) string {
+	h, err := identity.HashPassword(p)
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
