@@ -181,6 +181,13 @@ func check(ctx context.Context, cfg server.Config, log *slog.Logger, meta fs.FS,
 		return err
 	}
 	fmt.Fprintln(stdout, "metadata matches the database: ok")
+	warnings, err := engine.IndexWarnings(ctx, db.Pool, md)
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(stdout, "warning:", w)
+	}
 	return nil
 }
 

@@ -88,7 +88,22 @@ func (h *gridHandlers) page(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return ok(c, p)
+	return okPage(c, p)
+}
+
+// okPage writes a grid page in the envelope without a second pass over the
+// page's JSON (json.Marshal would re-validate the MarshalJSON output; on a
+// 100-row page that was a fifth of the request's CPU).
+func okPage(c fiber.Ctx, p *engine.GridPage) error {
+	body, err := p.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, 0, len(body)+32)
+	buf = append(buf, `{"succeeded":true,"data":`...)
+	buf = append(append(buf, body...), '}')
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+	return c.Send(buf)
 }
 
 func (h *gridHandlers) editRow(c fiber.Ctx) error {
@@ -243,7 +258,7 @@ func (h *gridHandlers) resourceGrid(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return ok(c, p)
+	return okPage(c, p)
 }
 
 // decodeRecord reads a record body, keeping numbers exact (json.Number).

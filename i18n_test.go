@@ -1,0 +1,95 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"ledgerdesk/engine"
+)
+
+// Every translation key the metadata names (screen and tab titles, buttons,
+// messages, column and field labels) exists in all four language files, so
+// a screen added in YAML never shows a raw key.
+func TestMetadataKeysAreTranslated(t *testing.T) {
+	md, err := engine.LoadMetadata(os.DirFS("."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]string{} // key -> where it is used
+	use := func(key, where string) {
+		if key != "" {
+			keys[key] = where
+		}
+	}
+	for route, sc := range md.Screens {
+		use(sc.Title, "screens."+route)
+		for _, tab := range sc.Tabs {
+			use(tab.Title, "screens."+route+" tab "+tab.ID)
+			use(tab.AddText, "screens."+route+" tab "+tab.ID)
+			for _, a := range tab.Actions {
+				use(a.Label, "action "+a.ID)
+				use(a.Success, "action "+a.ID)
+				use(a.Failure, "action "+a.ID)
+				use(a.Confirm, "action "+a.ID)
+			}
+		}
+	}
+	for name, v := range md.Views {
+		for _, c := range v.Meta().Columns {
+			if !c.Hidden {
+				use(c.Label, "view "+name)
+			}
+		}
+	}
+	for name, f := range md.Forms {
+		m := f.Meta()
+		use(m.Title, "form "+name)
+		use(m.Success, "form "+name)
+		for field, p := range m.Schema["properties"].(map[string]any) {
+			prop := p.(map[string]any)
+			use(prop["title"].(string), "form "+name+" field "+field)
+			if oneOf, ok := prop["oneOf"].([]map[string]any); ok {
+				for _, o := range oneOf {
+					if title := o["title"].(string); strings.Contains(title, ".") {
+						use(title, "form "+name+" field "+field)
+					}
+				}
+			}
+		}
+	}
+	for _, lang := range []string{"en", "sv", "es", "pt"} {
+		b, err := os.ReadFile("ui/src/i18n/" + lang + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tree map[string]any
+		if err := json.Unmarshal(b, &tree); err != nil {
+			t.Fatalf("%s.json: %v", lang, err)
+		}
+		var missing []string
+		for key, where := range keys {
+			if s, ok := lookup(tree, key).(string); !ok || strings.TrimSpace(s) == "" {
+				missing = append(missing, key+" ("+where+")")
+			}
+		}
+		sort.Strings(missing)
+		if len(missing) > 0 {
+			t.Errorf("%s.json lacks %d keys:\n  %s", lang, len(missing), strings.Join(missing, "\n  "))
+		}
+	}
+}
+
+func lookup(tree map[string]any, key string) any {
+	var cur any = tree
+	for _, part := range strings.Split(key, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[part]
+	}
+	return cur
+}
