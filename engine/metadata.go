@@ -29,6 +29,14 @@ type Screen struct {
 	Screen int    `yaml:"screen" json:"screen"`
 	Title  string `yaml:"title" json:"title"` // translation key
 	Tabs   []*Tab `yaml:"tabs" json:"tabs"`
+	// Menu puts a screen that has no fixed menu entry into the sidebar.
+	Menu *MenuEntry `yaml:"menu" json:"menu,omitempty"`
+}
+
+// MenuEntry places a metadata screen in the sidebar.
+type MenuEntry struct {
+	Group string `yaml:"group" json:"group"` // main, settings or administration
+	Icon  string `yaml:"icon" json:"icon"`   // primeicons name, e.g. pi-history
 }
 
 // Tab is one grid of a screen.
@@ -479,6 +487,9 @@ func (sc *Screen) check(md *Metadata) []string {
 	}
 	if len(sc.Tabs) == 0 {
 		p = append(p, "tabs: at least one tab is required")
+	}
+	if m := sc.Menu; m != nil && m.Group != "main" && m.Group != "settings" && m.Group != "administration" {
+		p = append(p, fmt.Sprintf("menu: group %q must be main, settings or administration", m.Group))
 	}
 	ids := map[string]bool{}
 	for i, t := range sc.Tabs {

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"embed"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"strconv"
@@ -16,6 +17,8 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
 )
 
 //go:embed *.sql
@@ -52,7 +55,34 @@ func Up(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (int64, error
 	if _, err := p.Up(ctx); err != nil {
 		return 0, fmt.Errorf("migrate: %w", err)
 	}
+	if err := riverUp(ctx, pool, log); err != nil {
+		return 0, fmt.Errorf("migrate the job queue: %w", err)
+	}
 	return p.GetDBVersion(ctx)
+}
+
+// riverUp applies the job queue's own migrations (riverqueue/river keeps its
+// tables in step with its version). An advisory lock orders instances that
+// start together.
+func riverUp(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `select pg_advisory_lock(7310002)`); err != nil {
+		return err
+	}
+	defer conn.Exec(context.Background(), `select pg_advisory_unlock(7310002)`)
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: log})
+	if err != nil {
+		return err
+	}
+	_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	return err
 }
 
 // Version returns the schema version of the database (0 before any migration).

@@ -170,7 +170,7 @@ async function main() {
       assert(width === 1000, `dialog width ${width}`);
       await page.waitForTimeout(300); // let the opening animation finish before the screenshot
       await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'profile-dialog.png') });
-      await dialog.locator('.p-dialog-footer').getByRole('button', { name: translations.en.common.close }).click();
+      await dialog.locator('.p-dialog-footer').getByRole('button', { name: translations.en.common.cancel }).click();
       await dialog.waitFor({ state: 'detached' });
     });
 

@@ -13,6 +13,11 @@ const LoginScreen = lazy(() => import('./screens/login/LoginScreen'));
 const ForgotPasswordScreen = lazy(() => import('./screens/forgot-password/ForgotPasswordScreen'));
 const AccessDeniedScreen = lazy(() => import('./screens/access-denied/AccessDeniedScreen'));
 const PlaceholderScreen = lazy(() => import('./screens/placeholder/PlaceholderScreen'));
+const UsersListScreen = lazy(() => import('./screens/users-list/UsersListScreen'));
+const UserFormScreen = lazy(() => import('./screens/users/UserFormScreen'));
+const RolesListScreen = lazy(() => import('./screens/roles-list/RolesListScreen'));
+const RoleFormScreen = lazy(() => import('./screens/roles/RoleFormScreen'));
+const MetadataScreen = lazy(() => import('./engine/MetadataScreen'));
 
 export interface DashboardRoute {
   path: string;
@@ -42,18 +47,18 @@ export const SCREEN_IDS = {
 export const DASHBOARD_ROUTES: DashboardRoute[] = [
   { path: 'home', screenId: SCREEN_IDS.home, titleKey: 'screens.home.title' },
   { path: 'financialdocument', screenId: SCREEN_IDS.financialDocument, titleKey: 'screens.financialDocument.title' },
-  { path: 'userslist', screenId: SCREEN_IDS.usersList, titleKey: 'screens.usersList.title' },
-  { path: 'users/add', screenId: SCREEN_IDS.userEdit, titleKey: 'screens.userAdd.title' },
-  { path: 'users/edit/:id', screenId: SCREEN_IDS.userEdit, titleKey: 'screens.userEdit.title' },
-  { path: 'roleslist', screenId: SCREEN_IDS.rolesList, titleKey: 'screens.rolesList.title' },
-  { path: 'roles/add', screenId: SCREEN_IDS.roleEdit, titleKey: 'screens.roleAdd.title' },
-  { path: 'roles/edit/:id', screenId: SCREEN_IDS.roleEdit, titleKey: 'screens.roleEdit.title' },
-  { path: 'csvprocessed', screenId: SCREEN_IDS.csvProcessed, titleKey: 'screens.csvProcessed.title' },
-  { path: 'bank-settings', screenId: SCREEN_IDS.bankSettings, titleKey: 'screens.bankSettings.title' },
-  { path: 'cera-settings', screenId: SCREEN_IDS.ceraSettings, titleKey: 'screens.ceraSettings.title' },
-  { path: 'ras-settings', screenId: SCREEN_IDS.rasSettings, titleKey: 'screens.rasSettings.title' },
-  { path: 'config-settings', screenId: SCREEN_IDS.configSettings, titleKey: 'screens.configSettings.title' },
-  { path: 'extraction-logs', screenId: SCREEN_IDS.extractionLogs, titleKey: 'screens.extractionLogs.title' },
+  { path: 'userslist', screenId: SCREEN_IDS.usersList, titleKey: 'screens.usersList.title', element: <UsersListScreen /> },
+  { path: 'users/add', screenId: SCREEN_IDS.userEdit, titleKey: 'screens.userAdd.title', element: <UserFormScreen /> },
+  { path: 'users/edit/:id', screenId: SCREEN_IDS.userEdit, titleKey: 'screens.userEdit.title', element: <UserFormScreen /> },
+  { path: 'roleslist', screenId: SCREEN_IDS.rolesList, titleKey: 'screens.rolesList.title', element: <RolesListScreen /> },
+  { path: 'roles/add', screenId: SCREEN_IDS.roleEdit, titleKey: 'screens.roleAdd.title', element: <RoleFormScreen /> },
+  { path: 'roles/edit/:id', screenId: SCREEN_IDS.roleEdit, titleKey: 'screens.roleEdit.title', element: <RoleFormScreen /> },
+  { path: 'csvprocessed', screenId: SCREEN_IDS.csvProcessed, titleKey: 'screens.csvProcessed.title', element: <MetadataScreen route="csvprocessed" titleKey="screens.csvProcessed.title" /> },
+  { path: 'bank-settings', screenId: SCREEN_IDS.bankSettings, titleKey: 'screens.bankSettings.title', element: <MetadataScreen route="bank-settings" titleKey="screens.bankSettings.title" /> },
+  { path: 'cera-settings', screenId: SCREEN_IDS.ceraSettings, titleKey: 'screens.ceraSettings.title', element: <MetadataScreen route="cera-settings" titleKey="screens.ceraSettings.title" /> },
+  { path: 'ras-settings', screenId: SCREEN_IDS.rasSettings, titleKey: 'screens.rasSettings.title', element: <MetadataScreen route="ras-settings" titleKey="screens.rasSettings.title" /> },
+  { path: 'config-settings', screenId: SCREEN_IDS.configSettings, titleKey: 'screens.configSettings.title', element: <MetadataScreen route="config-settings" titleKey="screens.configSettings.title" /> },
+  { path: 'extraction-logs', screenId: SCREEN_IDS.extractionLogs, titleKey: 'screens.extractionLogs.title', element: <MetadataScreen route="extraction-logs" titleKey="screens.extractionLogs.title" /> },
   { path: 'bank-settlement', screenId: SCREEN_IDS.bankSettlement, titleKey: 'screens.bankSettlement.title' },
   { path: 'reports', screenId: SCREEN_IDS.reports, titleKey: 'screens.reports.title' },
   { path: 'tasks', screenId: SCREEN_IDS.tasks, titleKey: 'screens.tasks.title' },

@@ -40,6 +40,13 @@ describe('api client', () => {
     await expect(api.post('users', {})).rejects.toThrow('Username is required');
   });
 
+  it('carries the field a 400 or 409 blames', async () => {
+    answer(409, { succeeded: false, error: 'Username "bo" is already taken.', field: 'username' });
+    const error = await api.post('users', {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 409, field: 'username', message: 'Username "bo" is already taken.' });
+  });
+
   it('throws the error of a failed envelope even with status 200', async () => {
     answer(200, { succeeded: false, error: 'Role name exists' });
     await expect(api.get('roles')).rejects.toThrow('Role name exists');

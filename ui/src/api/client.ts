@@ -12,11 +12,14 @@ export const GENERIC_ERROR = 'An error occurred';
 
 export class ApiError extends Error {
   readonly status: number;
+  /** The form field a 400/409 answer blames (the envelope's `field`), so forms can mark it. */
+  readonly field?: string;
 
-  constructor(message: string, status: number) {
+  constructor(message: string, status: number, field?: string) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
+    if (field) this.field = field;
   }
 }
 
@@ -25,6 +28,7 @@ interface Envelope<T> {
   data?: T;
   error?: string;
   message?: string;
+  field?: string;
 }
 
 function isEnvelope(body: unknown): body is Envelope<unknown> {
@@ -80,7 +84,8 @@ export async function apiRequest<T>(method: string, path: string, body?: unknown
       throw new ApiError(errorMessage(parsed), 401);
     }
     if (!response.ok || (isEnvelope(parsed) && !parsed.succeeded)) {
-      throw new ApiError(errorMessage(parsed), response.status);
+      const field = isEnvelope(parsed) && typeof parsed.field === 'string' ? parsed.field : undefined;
+      throw new ApiError(errorMessage(parsed), response.status, field);
     }
     // Tolerate a bare body (e.g. 204 No Content) as well as the envelope.
     return (isEnvelope(parsed) ? parsed.data : parsed) as T;

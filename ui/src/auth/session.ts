@@ -122,6 +122,19 @@ export function saveSession(session: SignedInSession): void {
   notify();
 }
 
+/**
+ * Merges changed profile fields into the stored current user, keeping the token and anything
+ * the change does not name (after a profile save, or an administrator editing themself).
+ */
+export function updateCurrentUser(patch: Partial<CurrentUser>): void {
+  const current = getCurrentUser();
+  if (!current) return;
+  const defined = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
+  localStorage.setItem(SessionKeys.currentUser, JSON.stringify({ ...current, ...defined, token: current.token }));
+  if (patch.languageCode) setStoredLanguage(patch.languageCode);
+  notify();
+}
+
 export function clearSession(): void {
   KEYS_CLEARED_ON_LOGOUT.forEach((key) => localStorage.removeItem(key));
   notify();

@@ -1,9 +1,13 @@
 import { useTranslation } from 'react-i18next';
-import { passwordStrength, strengthPercent } from '../auth/passwordStrength';
+import { passwordStrength, strengthPercent, type PasswordStrength } from '../auth/passwordStrength';
 
-export function PasswordStrengthMeter({ password }: { password: string }) {
+/**
+ * The meter bar and label. By default it rates with the profile/reset rule; the user form
+ * passes its own `strength` (counted from its five rules).
+ */
+export function PasswordStrengthMeter({ password, strength: given }: { password: string; strength?: PasswordStrength }) {
   const { t } = useTranslation();
-  const strength = passwordStrength(password);
+  const strength = given ?? passwordStrength(password);
   const percent = strengthPercent(strength);
   return (
     <div className={`strength strength--${strength}`} data-testid="password-strength" data-strength={strength}>

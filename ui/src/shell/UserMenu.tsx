@@ -1,4 +1,4 @@
-import { useRef, useState } from 'react';
+import { lazy, Suspense, useRef, useState } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import { Menu } from 'primereact/menu';
@@ -6,7 +6,9 @@ import type { MenuItem } from 'primereact/menuitem';
 import { ConfirmDialog } from 'primereact/confirmdialog';
 import type { CurrentUser } from '../auth/session';
 import { signOut } from './signOut';
-import { ProfileDialog } from './ProfileDialog';
+
+// The profile form (calendar, dropdowns, formik) loads on first opening, not with the shell.
+const ProfileDialog = lazy(() => import('./ProfileDialog').then((m) => ({ default: m.ProfileDialog })));
 
 export function initials(user: Pick<CurrentUser, 'firstName' | 'lastName' | 'username'>): string {
   const letters = `${user.firstName?.trim().charAt(0) ?? ''}${user.lastName?.trim().charAt(0) ?? ''}`;
@@ -38,6 +40,7 @@ function entry(id: string, label: string, icon: string, action: () => void): Men
 export function UserMenu({ user }: { user: CurrentUser }) {
   const menu = useRef<Menu>(null);
   const [profileOpen, setProfileOpen] = useState(false);
+  const [profileLoaded, setProfileLoaded] = useState(false);
   const [confirmOpen, setConfirmOpen] = useState(false);
   const { t } = useTranslation();
   const navigate = useNavigate();
@@ -58,7 +61,10 @@ export function UserMenu({ user }: { user: CurrentUser }) {
       ),
     },
     { separator: true },
-    entry('profile', t('shell.profile'), 'pi-user', () => setProfileOpen(true)),
+    entry('profile', t('shell.profile'), 'pi-user', () => {
+      setProfileLoaded(true);
+      setProfileOpen(true);
+    }),
     entry('users', t('shell.users'), 'pi-users', () => navigate('/dashboard/userslist')),
     entry('roles', t('shell.roles'), 'pi-shield', () => navigate('/dashboard/roleslist')),
     { separator: true },
@@ -79,7 +85,11 @@ export function UserMenu({ user }: { user: CurrentUser }) {
         {initials(user)}
       </button>
       <Menu model={items} popup ref={menu} id="user-menu" className="user-menu" popupAlignment="right" />
-      <ProfileDialog visible={profileOpen} onHide={() => setProfileOpen(false)} />
+      {profileLoaded && (
+        <Suspense fallback={null}>
+          <ProfileDialog visible={profileOpen} onHide={() => setProfileOpen(false)} />
+        </Suspense>
+      )}
       <ConfirmDialog
         visible={confirmOpen}
         onHide={() => setConfirmOpen(false)}

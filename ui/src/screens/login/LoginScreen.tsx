@@ -52,14 +52,18 @@ export default function LoginScreen() {
     setSubmitting(true);
     setError(null);
     try {
-      await finish(await call());
+      const result = await call();
+      await finish(result);
+      // Signed in: the route is changing. Leaving `submitting` set keeps this
+      // screen from rendering its "already signed in" redirect a second time,
+      // which could undo a navigation that happens right after.
+      if (!isTwoFactorChallenge(result)) return;
     } catch (err) {
       const message = errorText(err, t('errors.generic'));
       setError(message);
       toast.error(message, t('login.failed'));
-    } finally {
-      setSubmitting(false);
     }
+    setSubmitting(false);
   }
 
   const canSignIn = username.trim() !== '' && password !== '' && !submitting;

@@ -1,0 +1,402 @@
+package imports
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"ledgerdesk/engine"
+)
+
+// Limits bound what one upload may cost. Zero fields take the defaults of
+// DefaultLimits.
+type Limits struct {
+	// MaxBytes is the largest file accepted, as uploaded.
+	MaxBytes int64
+	// MaxLineBytes is the longest physical line of a CSV or MT940 file.
+	MaxLineBytes int
+	// MaxFields is the most fields (columns) one CSV record or sheet row may have.
+	MaxFields int
+	// MaxUnzipBytes is the most an XLSX workbook may unpack to, all parts
+	// together; above it the file is treated as a zip bomb.
+	MaxUnzipBytes int64
+}
+
+// DefaultLimits are sized for the largest legitimate files: a million-row
+// transaction CSV is about 100 MB, a full worksheet unpacks to a few hundred
+// MB, and no real record is wider than 64 KB or 500 columns.
+var DefaultLimits = Limits{
+	MaxBytes:      256 << 20,
+	MaxLineBytes:  64 << 10,
+	MaxFields:     512,
+	MaxUnzipBytes: 512 << 20,
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = DefaultLimits.MaxBytes
+	}
+	if l.MaxLineBytes <= 0 {
+		l.MaxLineBytes = DefaultLimits.MaxLineBytes
+	}
+	if l.MaxFields <= 0 {
+		l.MaxFields = DefaultLimits.MaxFields
+	}
+	if l.MaxUnzipBytes <= 0 {
+		l.MaxUnzipBytes = DefaultLimits.MaxUnzipBytes
+	}
+	return l
+}
+
+// Row is one parsed record. Values is aligned with Fields(kind): string for
+// text, currency and ticket fields, time.Time (UTC midnight) for dates, a
+// normalised decimal string for decimals, nil for an empty optional field.
+// Line is where the record starts in the file (the sheet row for XLSX, the
+// line of the Ntry element for camt.053, of the :61: field for MT940).
+type Row struct {
+	Line   int
+	Values []any
+}
+
+// RowError is one bad value or record. Column is 1-based: the field's
+// position for CSV and XLSX, the character position on the line for camt.053
+// and MT940; 0 when the problem is the record as a whole.
+type RowError struct {
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message"`
+}
+
+// String formats the error for a log or a plain-text report.
+func (e RowError) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "line %d", e.Line)
+	if e.Column > 0 {
+		fmt.Fprintf(&b, ", column %d", e.Column)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Message)
+	return b.String()
+}
+
+// MaxRowErrors is how many row errors a Summary keeps; ErrorCount counts all.
+const MaxRowErrors = 100
+
+// Summary says what a parse saw.
+type Summary struct {
+	// Format is the format that was parsed (the descriptor's, confirmed by sniffing).
+	Format string `json:"format"`
+	// Statements counts camt.053 and MT940 statements.
+	Statements int `json:"statements,omitempty"`
+	// RowsRead counts data rows: records, sheet rows, entries, statement
+	// lines, good or bad (blank rows and skipped preamble/footer rows excluded).
+	RowsRead int `json:"rowsRead"`
+	// RowsEmitted counts rows handed to emit: those without errors.
+	RowsEmitted int `json:"rowsEmitted"`
+	// Skipped counts entries deliberately left out (camt.053 entries whose
+	// status is not booked).
+	Skipped int `json:"skipped,omitempty"`
+	// ErrorCount counts every row error; Errors keeps the first MaxRowErrors.
+	ErrorCount int        `json:"errorCount"`
+	Errors     []RowError `json:"errors,omitempty"`
+}
+
+// SniffBytes is how much of a file Detect needs to see.
+const SniffBytes = 4096
+
+// Parse reads one uploaded file with descriptor d and calls emit for each
+// good row, in file order. Row problems are collected in the Summary;
+// file problems stop the parse with an *engine.Error (invalid) naming
+// fileName and, where known, line and column. An error returned by emit
+// stops the parse and is returned wrapped with the line; a cancelled ctx
+// stops it with ctx.Err(). After any error the rows emitted so far must be
+// discarded.
+func Parse(ctx context.Context, d *Descriptor, fileName string, r io.Reader, lim Limits, emit func(Row) error) (Summary, error) {
+	var sum Summary
+	if d == nil {
+		return sum, engine.Invalid("descriptor", "%s: no import layout given", fileName)
+	}
+	c, problems := d.compile()
+	if len(problems) > 0 {
+		return sum, engine.Invalid("descriptor", "%s: import layout %q is invalid: %s", fileName, d.Name, strings.Join(problems, "; "))
+	}
+	lim = lim.withDefaults()
+	sum.Format = d.Format
+	br := bufio.NewReaderSize(&sizeLimiter{r: r, limit: lim.MaxBytes}, 64<<10)
+	head, err := br.Peek(SniffBytes)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return sum, classify(fileName, err)
+	}
+	if len(head) == 0 {
+		return sum, fileError(fileName, 0, 0, "the file is empty")
+	}
+	format, err := Detect(d.Kind, fileName, head)
+	if err != nil {
+		return sum, err
+	}
+	if format != d.Format {
+		return sum, fileError(fileName, 0, 0, "the file is %s, but the import layout %q reads %s", formatName(format), d.Name, formatName(d.Format))
+	}
+	p := &parser{ctx: ctx, c: c, file: fileName, lim: lim, sum: &sum, emit: emit}
+	switch d.Format {
+	case FormatCSV:
+		err = p.csv(br)
+	case FormatXLSX:
+		err = p.xlsx(br)
+	case FormatCamt053:
+		err = p.camt053(br)
+	case FormatMT940:
+		err = p.mt940(br)
+	}
+	if err != nil {
+		return sum, classify(fileName, err)
+	}
+	if sum.RowsRead == 0 && sum.Statements == 0 {
+		return sum, fileError(fileName, 0, 0, "the file has no data rows")
+	}
+	return sum, nil
+}
+
+// parser carries the state every format shares.
+type parser struct {
+	ctx  context.Context
+	c    *compiled
+	file string
+	lim  Limits
+	sum  *Summary
+	emit func(Row) error
+}
+
+// emitError marks an error of the caller's emit so that classify passes it
+// through untouched.
+type emitError struct {
+	line int
+	err  error
+}
+
+func (e *emitError) Error() string { return fmt.Sprintf("line %d: %v", e.line, e.err) }
+func (e *emitError) Unwrap() error { return e.err }
+
+// tooLargeError is returned by sizeLimiter when the upload passes MaxBytes.
+type tooLargeError struct{ limit int64 }
+
+func (e *tooLargeError) Error() string { return fmt.Sprintf("larger than %d bytes", e.limit) }
+
+// lineTooLongError is returned by the line-bounded readers.
+type lineTooLongError struct {
+	line  int
+	limit int
+}
+
+func (e *lineTooLongError) Error() string {
+	return fmt.Sprintf("line %d is longer than %d bytes", e.line, e.limit)
+}
+
+// classify turns whatever stopped a parse into what Parse returns: typed
+// errors and the caller's own errors as they are, limit breaches and any
+// other reading failure as an invalid-file error naming the file.
+func classify(file string, err error) error {
+	var typed *engine.Error
+	var emitted *emitError
+	var large *tooLargeError
+	var long *lineTooLongError
+	switch {
+	case errors.As(err, &emitted):
+		return err
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return err
+	case errors.As(err, &typed):
+		return typed
+	case errors.As(err, &large):
+		return &engine.Error{Code: engine.CodeInvalid, Field: "file", Err: err,
+			Message: fmt.Sprintf("%s: the file is larger than the upload limit of %s", file, byteSize(large.limit))}
+	case errors.As(err, &long):
+		e := fileError(file, long.line, 0, "the line is longer than the limit of %s", byteSize(int64(long.limit)))
+		e.Err = err
+		return e
+	}
+	e := fileError(file, 0, 0, "the file could not be read: %v", err)
+	e.Err = err
+	return e
+}
+
+// fileError is the invalid-input error of a file-level problem; Field is
+// "file" so that the UI shows it against the upload.
+func fileError(file string, line, col int, format string, args ...any) *engine.Error {
+	where := file
+	if line > 0 {
+		where += fmt.Sprintf(": line %d", line)
+		if col > 0 {
+			where += fmt.Sprintf(", column %d", col)
+		}
+	}
+	return &engine.Error{Code: engine.CodeInvalid, Field: "file", Message: where + ": " + fmt.Sprintf(format, args...)}
+}
+
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// rowError records a problem with one row and keeps parsing.
+func (p *parser) rowError(line, col int, field, format string, args ...any) {
+	p.sum.ErrorCount++
+	if len(p.sum.Errors) < MaxRowErrors {
+		p.sum.Errors = append(p.sum.Errors, RowError{Line: line, Column: col, Field: field, Message: fmt.Sprintf(format, args...)})
+	}
+}
+
+// failed marks a value that was reported bad, so that finish does not
+// report it once more as missing.
+type failedValue struct{}
+
+var failed any = failedValue{}
+
+// finish completes a row whose values are set: defaults fill empty fields,
+// required fields are checked, and a row without errors is emitted. bad
+// says whether errors were already recorded for the row; cols gives the
+// column to report a missing value at (nil: 0).
+func (p *parser) finish(line int, values []any, bad bool, cols []int) error {
+	for i, f := range p.c.fields {
+		if values[i] == failed {
+			values[i] = nil
+			continue
+		}
+		if values[i] != nil {
+			continue
+		}
+		if p.c.defaults[i] != nil {
+			values[i] = p.c.defaults[i]
+			continue
+		}
+		if f.Required {
+			col := 0
+			if cols != nil {
+				col = cols[i]
+			}
+			p.rowError(line, col, f.Name, "%s is required but empty", f.Name)
+			bad = true
+		}
+	}
+	p.sum.RowsRead++
+	if p.sum.RowsRead%4096 == 0 {
+		if err := p.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	if bad {
+		return nil
+	}
+	p.sum.RowsEmitted++
+	if err := p.emit(Row{Line: line, Values: values}); err != nil {
+		return &emitError{line: line, err: err}
+	}
+	return nil
+}
+
+// convert turns one source value into the typed value of field i, per the
+// descriptor's formats. An empty value is nil. The second result is an error
+// message for the user, empty when the value is good.
+func (c *compiled) convert(i int, s string) (any, string) {
+	if c.trim {
+		s = trimSpace(s)
+	}
+	if s == "" {
+		return nil, ""
+	}
+	f := c.fields[i]
+	switch f.Type {
+	case TypeText:
+		if len(s) > maxTextBytes {
+			return nil, fmt.Sprintf("%s is longer than %d characters", f.Name, maxTextBytes)
+		}
+		return s, ""
+	case TypeDate:
+		if t, ok := c.date.parse(s); ok {
+			return t, ""
+		}
+		return nil, fmt.Sprintf("%s: %s is not a date in the format %s", f.Name, quote(s), c.date.src)
+	case TypeDecimal:
+		if v, ok := parseDecimal(s, c.dec, c.th); ok {
+			return v, ""
+		}
+		return nil, fmt.Sprintf("%s: %s is not an amount with decimal separator %q%s", f.Name, quote(s), c.dec, thousandsNote(c.th))
+	case TypeCurrency:
+		if v, ok := checkCurrency(s); ok {
+			return v, ""
+		}
+		return nil, fmt.Sprintf("%s: %s is not a three-letter currency code", f.Name, quote(s))
+	case TypeTicket:
+		if v, ok := checkTicket(s); ok {
+			return v, ""
+		}
+		return nil, fmt.Sprintf("%s: %s is not a ticket number of exactly 13 digits", f.Name, quote(s))
+	}
+	return s, ""
+}
+
+// maxTextBytes bounds one text value; bank texts are a few hundred bytes.
+const maxTextBytes = 4000
+
+func thousandsNote(th string) string {
+	if th == "" {
+		return " and no thousands separator"
+	}
+	return fmt.Sprintf(" and thousands separator %q", th)
+}
+
+// quote shows a user's value in a message, shortened so that a hostile
+// value cannot flood the error list.
+func quote(s string) string {
+	const max = 40
+	if len(s) > max {
+		cut := max
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		s = s[:cut] + "..."
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// trimSpace is strings.TrimSpace plus the no-break spaces spreadsheets
+// leave around numbers, with a fast exit for the common untrimmed case.
+func trimSpace(s string) string {
+	if s == "" || s[0] > ' ' && s[0] < 0x80 && s[len(s)-1] > ' ' && s[len(s)-1] < 0x80 {
+		return s
+	}
+	return strings.TrimFunc(s, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\r' || r == '\n' || r == '\u00a0' || r == '\u202f' || r == '\ufeff'
+	})
+}
+
+// sizeLimiter fails the read that passes limit bytes.
+type sizeLimiter struct {
+	r     io.Reader
+	n     int64
+	limit int64
+}
+
+func (s *sizeLimiter) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.n += int64(n)
+	if s.n > s.limit {
+		return 0, &tooLargeError{limit: s.limit}
+	}
+	return n, err
+}
+
+// utcDate is the date part of t as a UTC midnight.
+func utcDate(t time.Time) time.Time {
+	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+}

@@ -1,0 +1,141 @@
+package imports
+
+import (
+	"testing"
+)
+
+const (
+	seAcct = "SE4550000000058398257466"
+	euAcct = "5000-123456"
+)
+
+// TestParseFixtures parses every good fixture and checks each typed value.
+func TestParseFixtures(t *testing.T) {
+	ex := exampleDescriptors(t)
+	d := date
+	tests := []struct {
+		name   string
+		file   string
+		desc   *Descriptor
+		want   [][]any
+		lines  []int
+		read   int // RowsRead, when it differs from len(want)
+		errors int
+		stmts  int
+		skip   int
+	}{
+		{name: "ticket csv", file: "ticket.csv", desc: defaultDescriptor(t, Ticket, FormatCSV),
+			want: [][]any{
+				{"1251234567890", d("2026-11-02"), "CC", "SE", "SEK", "TKTT", "1450.00"},
+				{"1251234567891", d("2026-11-02"), "CC", "NO", "NOK", "TKTT", "2199.5"},
+				{"0571234567892", d("2026-11-03"), "CA", "DK", "DKK", "RFND", "-350.00"},
+				{"1251234567893", d("2026-11-03"), nil, nil, "EUR", nil, "89.90"},
+			}, lines: []int{2, 3, 4, 5}},
+		{name: "ticket xlsx", file: "ticket.xlsx", desc: defaultDescriptor(t, Ticket, FormatXLSX),
+			want: [][]any{
+				{"1251234567890", d("2026-11-02"), "CC", "SE", "SEK", "TKTT", "1450"},
+				{"1251234567891", d("2026-11-02"), "CC", "NO", "NOK", "TKTT", "2199.5"},
+				{"0571234567892", d("2026-11-03"), "CA", "DK", "DKK", "RFND", "-350"},
+				{"1251234567893", d("2026-11-03"), nil, nil, "EUR", nil, "89.90"},
+			}, lines: []int{2, 3, 4, 5}},
+		{name: "transaction csv", file: "transaction.csv", desc: defaultDescriptor(t, Transaction, FormatCSV),
+			want: [][]any{
+				{"1251234567890", d("2026-11-02"), "Nuvei", "Nuvei Acquiring", "Visa", "SEK", "1450.00", "Sale"},
+				{"1251234567891", d("2026-11-02"), "Nuvei", "Nuvei Acquiring", "Mastercard", "NOK", "2199.50", "Sale"},
+				{"0571234567892", d("2026-11-03"), "Amex", "American Express", "Amex", "DKK", "-350.00", "Refund"},
+				{"AX-2026-11-03-0007", d("2026-11-03"), "Amex", nil, "Amex", "EUR", "89.90", nil},
+			}, lines: []int{2, 3, 4, 5}},
+		{name: "transaction xlsx", file: "transaction.xlsx", desc: defaultDescriptor(t, Transaction, FormatXLSX),
+			want: [][]any{
+				{"1251234567890", d("2026-11-02"), "Nuvei", "Nuvei Acquiring", "Visa", "SEK", "1450", "Sale"},
+				{"1251234567891", d("2026-11-02"), "Nuvei", "Nuvei Acquiring", "Mastercard", "NOK", "0.3", "Sale"},
+				{"0571234567892", d("2026-11-03"), "Amex", "American Express", "Amex", "DKK", "-350.25", "Refund"},
+				{"AX-2026-11-03-0007", d("2026-11-03"), "Amex", nil, "Amex", "EUR", "89.9", nil},
+			}, lines: []int{2, 3, 4, 6}},
+		{name: "settlement csv", file: "settlement.csv", desc: defaultDescriptor(t, Settlement, FormatCSV),
+			want: [][]any{
+				{"PO-778899", "1251234567890", d("2026-11-05"), "Nuvei", "Nuvei Acquiring", "SEK", "1450.00", "-21.75", "1428.25"},
+				{"PO-778899", "1251234567891", d("2026-11-05"), "Nuvei", "Nuvei Acquiring", "SEK", "1980.30", "-29.70", "1950.60"},
+				{"AMX-0042", nil, d("2026-11-06"), "Amex", "American Express", "EUR", nil, nil, "1185.00"},
+			}, lines: []int{2, 3, 4}},
+		{name: "settlement xlsx", file: "settlement.xlsx", desc: defaultDescriptor(t, Settlement, FormatXLSX),
+			want: [][]any{
+				{"PO-778899", "1251234567890", d("2026-11-05"), "Nuvei", "Nuvei Acquiring", "SEK", "1450", "-21.75", "1428.25"},
+				{"PO-778899", "1251234567891", d("2026-11-05"), "Nuvei", "Nuvei Acquiring", "SEK", "1980.30", "-29.70", "1950.60"},
+				{"AMX-0042", nil, d("2026-11-06"), "Amex", "American Express", "EUR", nil, nil, "1185"},
+			}},
+		{name: "bank csv", file: "bank.csv", desc: defaultDescriptor(t, Bank, FormatCSV),
+			want: [][]any{
+				{seAcct, d("2026-11-02"), d("2026-11-02"), "NUVEI LIMITED PAYOUT 778899", "25000.00", "SEK", "ARCH-0001", "1", "125000.00"},
+				{seAcct, d("2026-11-02"), d("2026-11-02"), "Avgift kortinlösen", "-125.50", "SEK", "ARCH-0002", "2", "124874.50"},
+				{seAcct, d("2026-11-03"), nil, "Stockholm Catering AB, faktura 4411", "-3400", "SEK", nil, "3", nil},
+			}},
+		{name: "bank xlsx", file: "bank.xlsx", desc: defaultDescriptor(t, Bank, FormatXLSX),
+			want: [][]any{
+				{seAcct, d("2026-11-02"), d("2026-11-02"), "NUVEI LIMITED PAYOUT 778899", "25000", "SEK", "ARCH-0001", "1", "125000"},
+				{seAcct, d("2026-11-02"), d("2026-11-02"), "Avgift kortinlösen", "-125.5", "SEK", "ARCH-0002", "2", "124874.5"},
+			}},
+		{name: "nuvei csv layout", file: "nuvei-transactions.csv", desc: ex["nuvei-transactions"],
+			want: [][]any{
+				{"1251234567890", d("2026-11-02"), "Nuvei", "Nuvei Acquiring", "Visa", "SEK", "1450.00", "Sale"},
+				{"1251234567891", d("2026-11-02"), "Nuvei", "Nuvei Acquiring", "Mastercard", "NOK", "2199.50", "Sale"},
+				{"1251234567890", d("2026-11-04"), "Nuvei", "Nuvei Acquiring", "Visa", "SEK", "-1450.00", "Refund"},
+			}, lines: []int{2, 3, 4}, read: 4, errors: 1},
+		{name: "amex xlsx layout", file: "amex-settlements.xlsx", desc: ex["amex-settlements"],
+			want: [][]any{
+				{"AMX-0042", nil, d("2026-11-06"), "Amex", "American Express", "EUR", "1215.3", "-30.3", "1185"},
+				{"AMX-0043", nil, d("2026-11-07"), "Amex", "American Express", "USD", "1200", "-29.9", "1170.1"},
+			}, lines: []int{4, 5}},
+		{name: "nordic bank csv layout, Windows-1252", file: "nordic-bank.csv", desc: ex["nordic-bank-sek"],
+			want: [][]any{
+				{seAcct, d("2026-11-02"), d("2026-11-02"), "NUVEI LIMITED", "25000.00", "SEK", nil, "5484381424", "125000.00"},
+				{seAcct, d("2026-11-02"), d("2026-11-02"), "Avgift kortinlösen", "-125.50", "SEK", nil, "5484381425", "124874.50"},
+				{seAcct, d("2026-11-03"), d("2026-11-04"), "Stockholm Catering AB", "-3400.00", "SEK", nil, "5484381426", "121474.50"},
+			}, lines: []int{3, 4, 5}},
+		{name: "camt.053.001.02, two statements", file: "camt053.xml", desc: defaultDescriptor(t, Bank, FormatCamt053),
+			want: [][]any{
+				{seAcct, d("2026-11-02"), d("2026-11-02"), "Bankgiro insättning / NUVEI LIMITED / PAYOUT 778899 SETTLEMENT 2026-10-31", "25000.00", "SEK", "ARCH-0001", "E1", "125000.00"},
+				{seAcct, d("2026-11-02"), d("2026-11-02"), "Avgift kortinlösen", "-125.50", "SEK", "ARCH-0002", "STMT-20261102-001-2", "124874.50"},
+				{seAcct, d("2026-11-03"), d("2026-11-03"), "Stockholm Catering AB / RF18539007547034", "-3400.00", "SEK", "ARCH-0003", "E3", "121474.50"},
+				{euAcct, d("2026-11-03"), d("2026-11-04"), "AMERICAN EXPRESS PAYMENTS EUROPE / SETTLEMENT AMX-0042", "1200.00", "EUR", "ARCH-0101", "AMX-0042", "6200.00"},
+				{euAcct, d("2026-11-04"), d("2026-11-04"), "Bank charges", "-15.00", "EUR", nil, "STMT-20261103-002-2", "6185.00"},
+			}, lines: []int{28, 46, 56, 98, 113}, stmts: 2, skip: 1},
+		{name: "camt.053.001.08", file: "camt053_v08.xml", desc: defaultDescriptor(t, Bank, FormatCamt053),
+			want: [][]any{
+				{"DE89370400440532013000", d("2026-12-31"), d("2026-12-31"), "NUVEI LIMITED / Nuvei payout Dec", "500.00", "EUR", "V8-ARCH-1", "V8-E1", "300.00"},
+			}, lines: []int{20}, stmts: 1},
+		{name: "MT940 with envelope, two statements", file: "mt940.sta", desc: defaultDescriptor(t, Bank, FormatMT940),
+			want: [][]any{
+				{seAcct, d("2026-11-02"), d("2026-11-02"), "NUVEI LTD PAYOUT 778899 SETTLEMENT FOR CARD TRANSACTIONS 2026-10-31 BATCH 4411", "25000.00", "SEK", "ARCH-0001", "PAYOUT778899", "125000.00"},
+				{seAcct, d("2026-11-02"), d("2026-11-02"), "Avgift kortinlösen", "-125.50", "SEK", "ARCH-0002", "00301/1-2", "124874.50"},
+				{seAcct, d("2026-11-03"), d("2026-11-03"), "Stockholm Catering AB RF18539007547034", "-3400", "SEK", "ARCH-0003", "RF18539007547034", "121474.50"},
+				{"NDEASESS/5000123456", d("2026-11-04"), d("2026-11-04"), "Bank charges", "-15.00", "EUR", nil, "00302/1-1", "4985.00"},
+				{"NDEASESS/5000123456", d("2026-11-03"), d("2026-11-04"), "AMERICAN EXPRESS PAYMENTS EUROPE", "1200.00", "EUR", "ARCH-0101", "AMEX-SETT-0042", "6185.00"},
+			}, lines: []int{6, 10, 12, 22, 24}, stmts: 2},
+		{name: "MT940 plain, year end, reversal, structured :86:", file: "mt940_plain.sta", desc: defaultDescriptor(t, Bank, FormatMT940),
+			want: [][]any{
+				{"DE89370400440532013000", d("2026-12-31"), d("2026-12-31"), "SEPA-GUTSCHRIFT / NUVEI LIMITED / EREF+INV-2026-1231 SVWZ+Nuvei payout Dec", "500.00", "EUR", "BREF1", "12/1-1", "300.00"},
+				{"DE89370400440532013000", d("2027-01-02"), d("2026-12-31"), "ENTGELT / Kontofuehrung", "-40.00", "EUR", nil, "12/1-2", "260.00"},
+				{"DE89370400440532013000", d("2026-12-31"), d("2026-12-31"), "Storno", "-10.00", "EUR", "BREF3", "REV1", "250.00"},
+			}, lines: []int{5, 8, 10}, stmts: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rows, sum, err := parseBytes(t, tc.desc, tc.file, readFixture(t, tc.file), Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkRows(t, rows, tc.want, tc.lines)
+			read := tc.read
+			if read == 0 {
+				read = len(tc.want)
+			}
+			if sum.RowsRead != read || sum.RowsEmitted != len(tc.want) || sum.ErrorCount != tc.errors || sum.Statements != tc.stmts || sum.Skipped != tc.skip {
+				t.Errorf("summary %+v; want read %d, emitted %d, errors %d, statements %d, skipped %d", sum, read, len(tc.want), tc.errors, tc.stmts, tc.skip)
+			}
+			if sum.Format != tc.desc.Format {
+				t.Errorf("format %q, want %q", sum.Format, tc.desc.Format)
+			}
+		})
+	}
+}

@@ -1,0 +1,254 @@
+package imports
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// records is a source of table rows: CSV records or worksheet rows. next
+// returns io.EOF at the end; the record may be reused by the next call.
+type records interface {
+	next() (line int, rec []string, err error)
+}
+
+// cellFunc converts the raw value of field i; CSV uses compiled.convert, XLSX
+// adds its spreadsheet fallbacks.
+type cellFunc func(i int, raw string) (any, string)
+
+// table reads a header (unless the layout has none), maps it onto the
+// kind's fields and converts every data row.
+func (p *parser) table(src records, cell cellFunc) error {
+	c := p.c
+	cols := make([]int, len(c.fields)) // 0-based source column per field, -1: none
+	for i := range cols {
+		cols[i] = -1
+	}
+	if c.header == 0 {
+		for i, s := range c.source {
+			if s != "" {
+				n, _ := strconv.Atoi(s[1:])
+				cols[i] = n - 1
+			}
+		}
+	} else {
+		var header []string
+		line := 0
+		for n := 0; n < c.header; n++ {
+			l, rec, err := src.next()
+			if errors.Is(err, io.EOF) {
+				if n == 0 {
+					return fileError(p.file, 0, 0, "the file has no rows")
+				}
+				return fileError(p.file, 0, 0, "the file ends before header row %d", c.header)
+			}
+			if err != nil {
+				return err
+			}
+			line, header = l, rec
+		}
+		if err := p.mapHeader(header, line, cols); err != nil {
+			return err
+		}
+	}
+	for n := 0; n < c.d.SkipRows; n++ {
+		if _, _, err := src.next(); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
+
+	errCols := make([]int, len(cols))
+	for i, ci := range cols {
+		errCols[i] = ci + 1
+	}
+	type held struct {
+		line int
+		rec  []string
+	}
+	var footer []held // the last FooterRows rows, held back until a later row proves they are not the footer
+	process := func(line int, rec []string) error {
+		values := make([]any, len(c.fields))
+		bad := false
+		for i, ci := range cols {
+			if ci < 0 || ci >= len(rec) {
+				continue
+			}
+			v, msg := cell(i, rec[ci])
+			if msg != "" {
+				p.rowError(line, ci+1, c.fields[i].Name, "%s", msg)
+				values[i], bad = failed, true
+				continue
+			}
+			values[i] = v
+		}
+		return p.finish(line, values, bad, errCols)
+	}
+	for {
+		line, rec, err := src.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if blank(rec) {
+			continue
+		}
+		if c.d.FooterRows == 0 {
+			if err := process(line, rec); err != nil {
+				return err
+			}
+			continue
+		}
+		footer = append(footer, held{line, slices.Clone(rec)})
+		if len(footer) > c.d.FooterRows {
+			h := footer[0]
+			footer = footer[1:]
+			if err := process(h.line, h.rec); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func blank(rec []string) bool {
+	for _, s := range rec {
+		if trimSpace(s) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// normHeader is how headers are compared: case-insensitive, surrounding and
+// repeated white space ignored.
+func normHeader(s string) string {
+	return strings.ToLower(strings.Join(strings.Fields(strings.TrimPrefix(s, "\ufeff")), " "))
+}
+
+// mapHeader finds the source column of every mapped field in header and
+// refuses, in one message, missing columns, duplicated ones and (when the
+// layout is strict) unknown ones - the checks that catch a file of another
+// kind or layout before any of its rows is read.
+func (p *parser) mapHeader(header []string, line int, cols []int) error {
+	c := p.c
+	if len(header) > p.lim.MaxFields {
+		return fileError(p.file, line, 0, "the header has %d columns, more than the limit of %d", len(header), p.lim.MaxFields)
+	}
+	at := map[string]int{}
+	dup := map[string][]int{}
+	for i, h := range header {
+		n := normHeader(h)
+		if n == "" {
+			continue
+		}
+		if j, ok := at[n]; ok {
+			if dup[n] == nil {
+				dup[n] = []int{j + 1}
+			}
+			dup[n] = append(dup[n], i+1)
+			continue
+		}
+		at[n] = i
+	}
+	used := make([]bool, len(header))
+	var missing, problems []string
+	for i, src := range c.source {
+		if src == "" {
+			continue
+		}
+		if strings.HasPrefix(src, "#") {
+			n, _ := strconv.Atoi(src[1:])
+			if n > len(header) {
+				problems = append(problems, fmt.Sprintf("%s is mapped to column %s but the header has %d columns", c.fields[i].Name, src, len(header)))
+				continue
+			}
+			cols[i], used[n-1] = n-1, true
+			continue
+		}
+		n := normHeader(src)
+		j, ok := at[n]
+		if !ok {
+			if c.fields[i].Required && c.defaults[i] == nil || c.strict {
+				missing = append(missing, src)
+			}
+			continue
+		}
+		if d := dup[n]; d != nil {
+			problems = append(problems, fmt.Sprintf("column %q appears more than once (columns %s)", src, joinInts(d)))
+			continue
+		}
+		cols[i], used[j] = j, true
+	}
+	var unknown []string
+	if c.strict {
+		for j, h := range header {
+			n := normHeader(h)
+			if !used[j] && n != "" && !c.ignore[n] && dup[n] == nil {
+				unknown = append(unknown, fmt.Sprintf("%s (column %d)", strconv.Quote(trimSpace(h)), j+1))
+			}
+		}
+	}
+	if len(missing) > 0 {
+		problems = append(problems, "missing columns "+strings.Join(missing, ", "))
+	}
+	if len(unknown) > 0 {
+		problems = append(problems, "unknown columns "+strings.Join(unknown, ", "))
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	if k := guessKind(at); k != "" && k != c.d.Kind && len(missing) > 0 {
+		return fileError(p.file, line, 0, "the columns are those of a %s file, not a %s file: choose the kind %s (missing columns %s)",
+			k, c.d.Kind, k, strings.Join(missing, ", "))
+	}
+	msg := strings.Join(problems, "; ")
+	if len(missing) > 0 {
+		msg += fmt.Sprintf(" (the layout %q expects %s)", c.d.Name, strings.Join(expected(c), ", "))
+	}
+	return fileError(p.file, line, 0, "%s", msg)
+}
+
+// guessKind names the kind whose default layout the header holds (all its
+// required columns), to turn "missing columns" into the likelier diagnosis
+// of a file uploaded under the wrong kind.
+func guessKind(at map[string]int) Kind {
+	for _, k := range Kinds {
+		hits, all := 0, true
+		for _, f := range fields[k] {
+			if _, ok := at[strings.ToLower(f.Name)]; ok {
+				hits++
+			} else if f.Required {
+				all = false
+			}
+		}
+		if all && hits > 0 {
+			return k
+		}
+	}
+	return ""
+}
+
+func expected(c *compiled) []string {
+	var out []string
+	for _, s := range c.source {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func joinInts(n []int) string {
+	s := make([]string, len(n))
+	for i, v := range n {
+		s[i] = strconv.Itoa(v)
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,121 @@
+/** Calls of user, role and profile administration (spec 01 §7; the server's shapes). */
+import { api } from './client';
+
+export interface User {
+  id: number;
+  userId: number;
+  username: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+  mobileNumber: string;
+  dateOfBirth: string | null;
+  dateFormat: string;
+  languageCode: string;
+  enableTwoFactor: boolean;
+  twoFactorType: number;
+  isActive: boolean;
+  createdOn: string;
+  createdBy: string;
+}
+
+/** What the user form sends; changePassword and newPassword only count when updating. */
+export interface UserInput {
+  username: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+  mobileNumber: string;
+  dateOfBirth: string | null;
+  password?: string;
+  changePassword?: boolean;
+  newPassword?: string;
+  dateFormat: string;
+  languageCode: string;
+  enableTwoFactor: boolean;
+  twoFactorType: number;
+}
+
+export interface UserRoleRef {
+  id: number;
+  roleId: number;
+  roleName: string;
+}
+
+export interface Role {
+  id: number;
+  roleName: string;
+  description: string;
+  isAdmin: boolean;
+  createdOn: string;
+  createdBy: string;
+}
+
+export interface RoleInput {
+  roleName: string;
+  description: string;
+}
+
+export interface WebScreen {
+  id: number;
+  screenName: string;
+}
+
+export interface RoleScreen {
+  screenId: number;
+  screenName: string;
+}
+
+export interface Profile {
+  userId: number;
+  id: number;
+  username: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+  mobileNumber: string;
+  dateOfBirth: string | null;
+  dateFormat: string;
+  languageCode: string;
+}
+
+export type ProfileInput = Omit<Profile, 'id' | 'username'>;
+
+export const usersApi = {
+  get: (id: number) => api.get<User>(`users/${id}`),
+  create: (input: UserInput) => api.post<{ user: User }>('users', input),
+  update: (id: number, input: UserInput) => api.put<User>(`users/${id}`, input),
+  roles: (id: number) => api.get<UserRoleRef[]>(`users/${id}/roles`),
+  setRoles: (id: number, roleIds: number[]) => api.put<UserRoleRef[]>(`users/${id}/roles`, { roleIds }),
+};
+
+// The list of web screens never changes while the app runs: load it once (spec 01 §7).
+let webScreens: Promise<WebScreen[]> | null = null;
+
+export const rolesApi = {
+  list: () => api.get<Role[]>('roles'),
+  get: (id: number) => api.get<Role>(`roles/${id}`),
+  create: (input: RoleInput) => api.post<Role>('roles', input),
+  update: (id: number, input: RoleInput) => api.put<Role>(`roles/${id}`, input),
+  webScreens: (): Promise<WebScreen[]> => {
+    if (!webScreens) {
+      webScreens = api.get<WebScreen[]>('roles/webscreens').catch((error: unknown) => {
+        webScreens = null; // a failure is not cached: the next form tries again
+        throw error;
+      });
+    }
+    return webScreens;
+  },
+  screens: (id: number) => api.get<RoleScreen[]>(`roles/${id}/screens`),
+  setScreens: (id: number, screenIds: number[]) => api.put<RoleScreen[]>(`roles/${id}/screens`, { screenIds }),
+};
+
+/** For tests: forget the cached web screens. */
+export function resetWebScreenCache(): void {
+  webScreens = null;
+}
+
+export const profileApi = {
+  get: () => api.get<Profile>('profile'),
+  update: (input: ProfileInput) => api.put<Profile>('profile', input),
+};

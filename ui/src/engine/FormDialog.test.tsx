@@ -1,0 +1,67 @@
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { ToastProvider } from '../shell/toast';
+import { created, fail, mockApi, ok } from '../test/apiMock';
+import { clearMetaCache } from './api';
+import { FormDialog } from './FormDialog';
+import { countryForm } from './testFixtures';
+
+function renderDialog(onSaved = vi.fn(), onClose = vi.fn()) {
+  render(
+    <ToastProvider>
+      <FormDialog formName="country" visible onClose={onClose} onSaved={onSaved} />
+    </ToastProvider>,
+  );
+  return { onSaved, onClose };
+}
+
+// The rjsf part loads lazily; the first import is slow under Vitest's transform.
+beforeAll(async () => {
+  await import('./RjsfForm');
+}, 30_000);
+
+beforeEach(() => clearMetaCache());
+
+describe('FormDialog', () => {
+  it('renders translated labels with asterisks, submits the transformed data and reports success', async () => {
+    const api = mockApi({ 'GET /api/meta/forms/country': ok(countryForm), 'POST /api/Country': created({ CountryID: 9 }) });
+    const { onSaved } = renderDialog();
+    const code = (await screen.findByLabelText(/Country Code/)) as HTMLInputElement;
+    expect(screen.getByText('Add Country')).toBeTruthy();
+    expect(document.querySelector('label[for="root_countryCode"]')!.textContent).toContain('*');
+    expect(code.getAttribute('maxlength')).toBe('3');
+
+    fireEvent.change(code, { target: { value: 'se' } });
+    fireEvent.change(screen.getByLabelText(/Country Name/), { target: { value: '  Sweden ' } });
+    fireEvent.click(screen.getByTestId('form-save'));
+
+    await waitFor(() => expect(onSaved).toHaveBeenCalledWith({ CountryID: 9 }));
+    expect(api.callsTo('POST', '/api/Country')[0]!.body).toEqual({ countryCode: 'SE', countryName: 'Sweden' });
+    expect(await screen.findByText('Country added successfully')).toBeTruthy();
+  });
+
+  it('keeps the dialog open and marks the field the server blames', async () => {
+    mockApi({ 'GET /api/meta/forms/country': ok(countryForm), 'POST /api/Country': fail(400, 'countryCode: SE already exists.', 'countryCode') });
+    const { onSaved } = renderDialog();
+    const code = await screen.findByLabelText(/Country Code/);
+    fireEvent.change(code, { target: { value: 'SE' } });
+    fireEvent.change(screen.getByLabelText(/Country Name/), { target: { value: 'Sweden' } });
+    fireEvent.click(screen.getByTestId('form-save'));
+
+    // Once in the toast, once under the field.
+    await waitFor(() => expect(screen.getAllByText('countryCode: SE already exists.')).toHaveLength(2));
+    expect(onSaved).not.toHaveBeenCalled();
+    expect(screen.getByLabelText(/Country Code/).className).toContain('p-invalid');
+    expect((screen.getByTestId('form-save') as HTMLButtonElement).disabled).toBe(false);
+  });
+
+  it('shows the required-fields message and sends nothing while required fields are empty', async () => {
+    const api = mockApi({ 'GET /api/meta/forms/country': ok(countryForm) });
+    renderDialog();
+    await screen.findByLabelText(/Country Code/);
+    fireEvent.click(screen.getByTestId('form-save'));
+    expect(await screen.findByText('Please fill in all required fields')).toBeTruthy();
+    expect(screen.getAllByText('This field is required').length).toBe(2);
+    expect(api.callsTo('POST', '/api/Country')).toHaveLength(0);
+  });
+});

@@ -1,0 +1,170 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { MemoryRouter } from 'react-router-dom';
+import { ToastProvider } from '../shell/toast';
+import { fail, mockApi, ok } from '../test/apiMock';
+import { clearMetaCache } from './api';
+import { GridView } from './GridView';
+import { countryRows, countryView } from './testFixtures';
+import type { GridRequest } from './types';
+
+function renderGrid() {
+  return render(
+    <ToastProvider>
+      <MemoryRouter>
+        <GridView viewName="VW_TblMasterCountry" />
+      </MemoryRouter>
+    </ToastProvider>,
+  );
+}
+
+/** A server answering pages of 250 countries. */
+function pageReply(body: unknown): [number, unknown] {
+  const request = body as GridRequest;
+  return ok({ dataList: countryRows(Math.min(request.PageSize, 250 - request.PageNumber), request.PageNumber), totalCount: 250, totalCapped: false });
+}
+
+beforeEach(() => clearMetaCache());
+
+describe('GridView', () => {
+  it('renders the visible columns from the metadata and asks for the first page with the default sort', async () => {
+    const api = mockApi({ 'GET /api/meta/views/VW_TblMasterCountry': ok(countryView), 'POST /api/grid': pageReply });
+    renderGrid();
+    await screen.findByText('Country 0');
+    const headers = screen.getAllByRole('columnheader').map((h) => h.textContent);
+    expect(headers).toEqual(['Country Code', 'Country Name', 'Amount']);
+    expect(api.callsTo('POST', '/api/grid')[0]!.body).toEqual({
+      ViewName: 'VW_TblMasterCountry',
+      PageSize: 100,
+      PageNumber: 0,
+      Filters: [],
+      SortField: 'CountryName',
+      SortOrder: 'asc',
+    });
+    expect(screen.getByTestId('grid-total').textContent).toBe('250 rows');
+    expect(screen.getAllByText('1,234.50').length).toBeGreaterThan(0);
+    // 100 rows loaded, far fewer in the DOM: the grid virtualises.
+    expect(document.querySelectorAll('.rdg-row').length).toBeLessThan(100);
+  });
+
+  it('sorts asc, desc, then back to the default on header clicks', async () => {
+    const api = mockApi({ 'GET /api/meta/views/VW_TblMasterCountry': ok(countryView), 'POST /api/grid': pageReply });
+    renderGrid();
+    await screen.findByText('Country 0');
+    const header = screen.getByTestId('header-CountryCode').closest('[role="columnheader"]')!;
+    for (const expected of [['CountryCode', 'asc'], ['CountryCode', 'desc'], ['CountryName', 'asc']]) {
+      const before = api.callsTo('POST', '/api/grid').length;
+      fireEvent.click(header);
+      await waitFor(() => expect(api.callsTo('POST', '/api/grid').length).toBe(before + 1));
+      const body = api.callsTo('POST', '/api/grid').at(-1)!.body as GridRequest;
+      expect([body.SortField, body.SortOrder]).toEqual(expected);
+    }
+  });
+
+  it('pages by row offset and filters from the first page after a pause', async () => {
+    const api = mockApi({ 'GET /api/meta/views/VW_TblMasterCountry': ok(countryView), 'POST /api/grid': pageReply });
+    renderGrid();
+    await screen.findByText('Country 0');
+    fireEvent.click(document.querySelector('.p-paginator-next')!);
+    await waitFor(() => expect((api.callsTo('POST', '/api/grid').at(-1)!.body as GridRequest).PageNumber).toBe(100));
+
+    fireEvent.click(screen.getByTestId('filter-CountryName'));
+    const input = await screen.findByTestId('filter-value-CountryName');
+    fireEvent.change(input, { target: { value: 'land' } });
+    await waitFor(() => expect((api.callsTo('POST', '/api/grid').at(-1)!.body as GridRequest).Filters).toEqual([{ field: 'CountryName', op: 'contains', value: 'land' }]));
+    const last = api.callsTo('POST', '/api/grid').at(-1)!.body as GridRequest;
+    expect(last.PageNumber).toBe(0);
+    expect(screen.getByTestId('filter-CountryName').className).toContain('is-active');
+  });
+
+  it('saves an inline edit with the row version and restores the old value on 409', async () => {
+    const api = mockApi({
+      'GET /api/meta/views/VW_TblMasterCountry': ok(countryView),
+      'POST /api/grid': pageReply,
+      'PUT /api/grid/row': [fail(409, 'This row was changed by someone else.'), ok({ ...countryRows(1)[0], CountryName: 'Renamed', UpdatedOn: '2026-02-02T00:00:00Z' })],
+    });
+    renderGrid();
+    const cell = await screen.findByText('Country 0');
+
+    fireEvent.doubleClick(cell.closest('[role="gridcell"]')!);
+    const editor = await screen.findByTestId('editor-CountryName');
+    fireEvent.change(editor, { target: { value: 'Renamed' } });
+    fireEvent.keyDown(editor, { key: 'Enter' });
+
+    await screen.findByText('This row was changed by someone else.');
+    expect(api.callsTo('PUT', '/api/grid/row')[0]!.body).toEqual({
+      ViewName: 'VW_TblMasterCountry',
+      Key: 1,
+      Values: { CountryName: 'Renamed' },
+      Version: '2026-01-01T00:00:00Z',
+    });
+    await waitFor(() => expect(screen.getByText('Country 0')).toBeTruthy());
+    expect(screen.queryByText('Renamed')).toBeNull();
+
+    // Second try succeeds: the saved row from the server is shown.
+    fireEvent.doubleClick(screen.getByText('Country 0').closest('[role="gridcell"]')!);
+    const again = await screen.findByTestId('editor-CountryName');
+    fireEvent.change(again, { target: { value: 'Renamed' } });
+    fireEvent.keyDown(again, { key: 'Enter' });
+    await screen.findByText('Renamed');
+    expect(api.callsTo('PUT', '/api/grid/row')).toHaveLength(2);
+  });
+
+  it('does not call the server when an edit leaves the value as it was', async () => {
+    const api = mockApi({ 'GET /api/meta/views/VW_TblMasterCountry': ok(countryView), 'POST /api/grid': pageReply });
+    renderGrid();
+    const cell = await screen.findByText('C00');
+    fireEvent.doubleClick(cell.closest('[role="gridcell"]')!);
+    const editor = await screen.findByTestId('editor-CountryCode');
+    expect(editor.getAttribute('maxlength')).toBe('3');
+    fireEvent.change(editor, { target: { value: 'C00' } });
+    fireEvent.keyDown(editor, { key: 'Enter' });
+    await waitFor(() => expect(screen.queryByTestId('editor-CountryCode')).toBeNull());
+    expect(api.callsTo('PUT', '/api/grid/row')).toHaveLength(0);
+  });
+
+  it('shows the empty state and a capped total', async () => {
+    mockApi({
+      'GET /api/meta/views/VW_TblMasterCountry': ok(countryView),
+      'POST /api/grid': ok({ dataList: [], totalCount: 0, totalCapped: false }),
+    });
+    renderGrid();
+    expect(await screen.findByText('No records found')).toBeTruthy();
+    expect(screen.getByTestId('grid-total').textContent).toBe('0 rows');
+  });
+
+  it('shows "10,000+ rows" when the server stopped counting', async () => {
+    mockApi({
+      'GET /api/meta/views/VW_TblMasterCountry': ok(countryView),
+      'POST /api/grid': ok({ dataList: countryRows(3), totalCount: 10000, totalCapped: true }),
+    });
+    renderGrid();
+    await screen.findByText('Country 0');
+    expect(screen.getByTestId('grid-total').textContent).toBe('10,000+ rows');
+    expect(within(screen.getByTestId('grid-pager')).getByText('1–3 of 10,000+')).toBeTruthy();
+  });
+
+  it('shows status badges: Success in green, anything else as ERROR in red', async () => {
+    const view = {
+      ...countryView,
+      columns: [
+        ...countryView.columns,
+        {
+          field: 'Status',
+          type: 'text' as const,
+          label: 'Status',
+          sortable: true,
+          ops: [],
+          status: { values: { Success: { label: 'SUCCESS', severity: 'success' as const } }, otherwise: { label: 'ERROR', severity: 'danger' as const } },
+        },
+      ],
+    };
+    mockApi({
+      'GET /api/meta/views/VW_TblMasterCountry': ok(view),
+      'POST /api/grid': ok({ dataList: [{ ...countryRows(1)[0], Status: 'Success' }, { ...countryRows(1, 1)[0], Status: 'Failed' }], totalCount: 2 }),
+    });
+    renderGrid();
+    expect((await screen.findByText('SUCCESS')).className).toContain('grid-badge--success');
+    expect(screen.getByText('ERROR').className).toContain('grid-badge--danger');
+  });
+});

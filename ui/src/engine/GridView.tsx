@@ -1,0 +1,495 @@
+/**
+ * One server-paged grid rendered from a view's metadata: sortable and filterable headers,
+ * resizable columns, paging by row offset, inline editing of the editable columns, export,
+ * and the tab's add / edit / delete / action buttons. The data rules live in useGrid and the
+ * field registry; this component only wires them to react-data-grid and PrimeReact.
+ */
+import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
+import { useNavigate } from 'react-router-dom';
+import { useTranslation } from 'react-i18next';
+import { DataGrid, type Column, type RowsChangeData, type SortColumn } from 'react-data-grid';
+import 'react-data-grid/lib/styles.css';
+import { Button } from 'primereact/button';
+import { SplitButton } from 'primereact/splitbutton';
+import { Paginator, type PaginatorPageChangeEvent } from 'primereact/paginator';
+import { OverlayPanel } from 'primereact/overlaypanel';
+import { ConfirmDialog } from 'primereact/confirmdialog';
+import { ProgressBar } from 'primereact/progressbar';
+import { ApiError, GENERIC_ERROR } from '../api/client';
+import { useCurrentUser } from '../auth/useSession';
+import { useToast } from '../shell/toast';
+import { downloadExport, engineApi } from './api';
+import { fieldType, formatValue, parseInput, sameValue, type FormatContext } from './fields';
+import { useGrid } from './useGrid';
+import { useViewMeta } from './useMeta';
+import { CellEditor, EDIT_TEXT, type EditedRow } from './grid/CellEditor';
+import { ColumnFilter } from './grid/ColumnFilter';
+import type { ActionMeta, ColumnMeta, ExportFormat, Row, ViewMeta } from './types';
+import './engine.css';
+
+import { FormDialog } from './FormDialog';
+
+/** Row height of every engine grid (spec 01 §9, spec 02 §9): a compact back-office look. */
+export const ROW_HEIGHT = 20;
+const HEADER_HEIGHT = 30;
+const ICON_COLUMN_WIDTH = 28;
+
+export interface GridViewProps {
+  viewName: string;
+  /** Form opened by the add button (a dialog). */
+  addForm?: string;
+  /** Translation key of the add button. */
+  addText?: string;
+  /** Form whose resource deletes rows: a trash icon per row. */
+  deleteForm?: string;
+  /** Hash routes instead of dialogs; {id} in editRoute is the row's key. */
+  addRoute?: string;
+  editRoute?: string;
+  actions?: ActionMeta[];
+  /** Grid height in px; without it the grid fills the screen below the toolbar. */
+  height?: number;
+}
+
+/** Default widths by type, widened for long header labels. */
+const TYPE_WIDTH: Record<string, number> = { text: 140, int: 80, decimal: 120, date: 100, datetime: 150, enum: 100, bool: 80 };
+
+function routeFor(template: string, key: unknown): string {
+  const path = template.replace(/\{[^}]+\}/g, encodeURIComponent(String(key)));
+  return path.startsWith('/') ? path : `/${path}`;
+}
+
+export function GridView(props: GridViewProps) {
+  const { view, error: metaError } = useViewMeta(props.viewName);
+  if (metaError) {
+    return (
+      <div className="grid-message grid-message--error" data-testid="grid-error">
+        {metaError}
+      </div>
+    );
+  }
+  if (!view) return <ProgressBar mode="indeterminate" className="grid-progress" />;
+  return <LoadedGrid {...props} view={view} />;
+}
+
+function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, actions, height }: GridViewProps & { view: ViewMeta }) {
+  const { t, i18n } = useTranslation();
+  const toast = useToast();
+  const navigate = useNavigate();
+  const user = useCurrentUser();
+  const locale = i18n.language || 'en';
+  const grid = useGrid(view, locale);
+
+  const [filterField, setFilterField] = useState<string | null>(null);
+  const filterPanel = useRef<OverlayPanel>(null);
+  const [formOpen, setFormOpen] = useState(false);
+  const [pendingDelete, setPendingDelete] = useState<Row | null>(null);
+  const [pendingAction, setPendingAction] = useState<ActionMeta | null>(null);
+  const [busyAction, setBusyAction] = useState<string | null>(null);
+
+  const visible = useMemo(() => view.columns.filter((c) => !c.hidden), [view]);
+  const label = useCallback((c: ColumnMeta) => t(c.label, { defaultValue: c.field }), [t]);
+  const enumLabel = useCallback(
+    (c: ColumnMeta, value: string) => t(`views.${view.name}.values.${c.field}.${value}`, { defaultValue: value }),
+    [t, view.name],
+  );
+  const ctx = useMemo<FormatContext>(
+    () => ({ locale, dateFormat: user?.dateFormat, enumLabel, yesNo: { yes: t('common.yes'), no: t('common.no') } }),
+    [locale, user?.dateFormat, enumLabel, t],
+  );
+
+  const openFilter = useCallback((field: string, event: MouseEvent<HTMLElement>) => {
+    setFilterField(field);
+    filterPanel.current?.show(event, event.currentTarget);
+  }, []);
+
+  // ---- columns ------------------------------------------------------------------------------
+  const columns = useMemo((): Column<Row>[] => {
+    const iconColumns: Column<Row>[] = [];
+    if (editRoute || deleteForm) {
+      const count = (editRoute ? 1 : 0) + (deleteForm ? 1 : 0);
+      iconColumns.push({
+        key: '__rowActions',
+        name: '',
+        width: ICON_COLUMN_WIDTH * count + 4,
+        minWidth: ICON_COLUMN_WIDTH * count + 4,
+        frozen: true,
+        resizable: false,
+        sortable: false,
+        cellClass: 'grid-cell--icons',
+        renderCell: ({ row }) => (
+          <span className="grid-row-actions">
+            {editRoute && (
+              <button
+                type="button"
+                className="grid-icon-button"
+                title={t('grid.edit')}
+                aria-label={t('grid.edit')}
+                data-testid={`row-edit-${String(row[view.key])}`}
+                onClick={() => navigate(routeFor(editRoute, row[view.key]))}
+              >
+                <i className="pi pi-pencil" aria-hidden="true" />
+              </button>
+            )}
+            {deleteForm && (
+              <button
+                type="button"
+                className="grid-icon-button grid-icon-button--danger"
+                title={t('grid.delete')}
+                aria-label={t('grid.delete')}
+                data-testid={`row-delete-${String(row[view.key])}`}
+                onClick={() => setPendingDelete(row)}
+              >
+                <i className="pi pi-trash" aria-hidden="true" />
+              </button>
+            )}
+          </span>
+        ),
+      });
+    }
+
+    const dataColumns = visible.map((meta, index): Column<Row> => {
+      const name = label(meta);
+      const type = fieldType(meta.type);
+      const active = !!grid.filters[meta.field];
+      const width = meta.width ?? Math.max(TYPE_WIDTH[meta.type] ?? 120, Math.min(260, name.length * 7 + 44));
+      return {
+        key: meta.field,
+        name,
+        // The last column takes what is left, so a narrow view still fills the grid.
+        width: index === visible.length - 1 ? `minmax(${width}px, 1fr)` : width,
+        minWidth: 50,
+        resizable: true,
+        sortable: meta.sortable,
+        cellClass: [type.align === 'end' ? 'grid-cell--number' : '', meta.editable ? 'grid-cell--editable' : ''].join(' ').trim() || undefined,
+        headerCellClass: type.align === 'end' ? 'grid-header--number' : undefined,
+        renderHeaderCell: ({ sortDirection }) => (
+          <span className="grid-header" data-testid={`header-${meta.field}`}>
+            <span className="grid-header__label" title={name}>
+              {name}
+            </span>
+            {sortDirection && (
+              <i
+                className={`pi ${sortDirection === 'ASC' ? 'pi-sort-amount-up-alt' : 'pi-sort-amount-down'} grid-header__sort`}
+                aria-label={sortDirection === 'ASC' ? t('grid.sortAsc') : t('grid.sortDesc')}
+              />
+            )}
+            {meta.ops.length > 0 && (
+              <button
+                type="button"
+                className={`grid-header__filter${active ? ' is-active' : ''}`}
+                title={t('grid.filter.title', { column: name })}
+                aria-label={t('grid.filter.title', { column: name })}
+                data-testid={`filter-${meta.field}`}
+                onClick={(event) => {
+                  event.stopPropagation();
+                  openFilter(meta.field, event);
+                }}
+                onKeyDown={(event) => event.stopPropagation()}
+              >
+                <i className={`pi ${active ? 'pi-filter-fill' : 'pi-filter'}`} aria-hidden="true" />
+              </button>
+            )}
+          </span>
+        ),
+        renderCell: ({ row }) => {
+          const value = row[meta.field];
+          if (meta.status && value !== null && value !== undefined && value !== '') {
+            const badge = meta.status.values[String(value)] ?? meta.status.otherwise;
+            if (badge) {
+              return <span className={`grid-badge grid-badge--${badge.severity}`}>{t(badge.label, { defaultValue: badge.label })}</span>;
+            }
+          }
+          const text = formatValue(value, meta, ctx);
+          return <span title={text.length > 18 ? text : undefined}>{text}</span>;
+        },
+        renderEditCell: meta.editable
+          ? (p) => <CellEditor {...p} meta={meta} locale={locale} enumLabel={enumLabel} yes={t('common.yes')} no={t('common.no')} />
+          : undefined,
+        editorOptions: { commitOnOutsideClick: true },
+      };
+    });
+    return [...iconColumns, ...dataColumns];
+  }, [visible, label, grid.filters, t, openFilter, ctx, locale, enumLabel, editRoute, deleteForm, navigate, view.key]);
+
+  // ---- inline edit --------------------------------------------------------------------------
+  const onRowsChange = useCallback(
+    (next: Row[], { indexes, column }: RowsChangeData<Row>) => {
+      const index = indexes[0];
+      if (index === undefined) return;
+      const before = grid.rows[index];
+      const edited = next[index] as EditedRow | undefined;
+      const meta = view.columns.find((c) => c.field === column.key);
+      const typed = edited?.[EDIT_TEXT];
+      if (!before || !meta || !typed) return;
+      const parsed = parseInput(typed.text, meta, locale);
+      if (!parsed.ok) {
+        toast.error(t(`grid.invalid.${parsed.error}`, { column: label(meta), max: meta.maxLength ?? '' }));
+        return;
+      }
+      if (sameValue(meta, before[meta.field], parsed.value)) return; // nothing changed: no call
+      grid.replaceRow(index, { ...before, [meta.field]: parsed.value });
+      const body = {
+        ViewName: view.name,
+        Key: before[view.key],
+        Values: { [meta.field]: parsed.value },
+        ...(view.version ? { Version: before[view.version] } : {}),
+      };
+      engineApi
+        .saveRow(body)
+        .then((saved) => grid.replaceRow(index, saved && typeof saved === 'object' ? { ...before, ...saved } : before))
+        .catch((err: unknown) => {
+          grid.replaceRow(index, before);
+          toast.error(err instanceof Error ? err.message : t('errors.generic'));
+          // Someone else changed the row: show what is stored now.
+          if (err instanceof ApiError && err.status === 409) grid.refresh();
+        });
+    },
+    [grid, view, locale, toast, t, label],
+  );
+
+  // ---- toolbar actions ----------------------------------------------------------------------
+  const runAction = async (action: ActionMeta) => {
+    setBusyAction(action.id);
+    try {
+      await engineApi.action(action.method, action.path);
+      toast.success(t(action.success));
+      grid.refresh();
+    } catch (err) {
+      const message = err instanceof Error && err.message && err.message !== GENERIC_ERROR ? err.message : t(action.failure);
+      toast.error(message, t(action.failure));
+    } finally {
+      setBusyAction(null);
+    }
+  };
+
+  const confirmDelete = async (row: Row) => {
+    try {
+      const form = await engineApi.form(deleteForm ?? '');
+      await engineApi.remove(form.resource, row[view.key]);
+      toast.success(t('grid.deleted'));
+      grid.refresh();
+    } catch (err) {
+      toast.error(err instanceof Error ? err.message : t('errors.generic'));
+    }
+  };
+
+  const exportAs = async (format: ExportFormat) => {
+    try {
+      await downloadExport(
+        { ...grid.baseRequest(), Format: format, Columns: visible.map((c) => ({ field: c.field, header: label(c) })) },
+        `${view.export ?? view.name}.${format}`,
+      );
+    } catch (err) {
+      toast.error(err instanceof Error ? err.message : t('errors.generic'), t('grid.exportFailed'));
+    }
+  };
+
+  // ---- sort ---------------------------------------------------------------------------------
+  const sortColumns: SortColumn[] = grid.sort ? [{ columnKey: grid.sort.field, direction: grid.sort.order === 'asc' ? 'ASC' : 'DESC' }] : [];
+  const onSortColumnsChange = (cols: SortColumn[]) => {
+    const first = cols[0];
+    // asc -> desc -> (none): none is the view's default sort again.
+    grid.setSort(first ? { field: first.columnKey, order: first.direction === 'ASC' ? 'asc' : 'desc' } : null);
+  };
+
+  const onPage = (event: PaginatorPageChangeEvent) => {
+    if (event.rows !== grid.pageSize) grid.setPageSize(event.rows);
+    else grid.setOffset(event.first);
+  };
+
+  // Close a filter popover whose column went away (a language switch rebuilds the headers).
+  useEffect(() => {
+    if (filterField && !visible.some((c) => c.field === filterField)) setFilterField(null);
+  }, [filterField, visible]);
+
+  const number = (n: number) => new Intl.NumberFormat(locale).format(n);
+  const totalText = grid.totalCapped
+    ? t('grid.rowsCapped', { total: number(grid.totalCount) })
+    : grid.totalCount === 1
+      ? t('grid.rowOne')
+      : t('grid.rows', { total: number(grid.totalCount) });
+  const activeFilters = Object.keys(grid.filters).length;
+  const filterColumn = visible.find((c) => c.field === filterField);
+  // While capped, the pager always offers one more page: the server has at least that many.
+  const pagerTotal = grid.totalCapped ? Math.max(grid.totalCount, grid.offset + 2 * grid.pageSize) : grid.totalCount;
+  const gridHeight = height ? `${height}px` : undefined;
+
+  return (
+    <div className="grid-view" data-testid={`grid-${view.name}`}>
+      <div className="grid-toolbar">
+        <div className="grid-toolbar__start">
+          {(addForm || addRoute) && (
+            <Button
+              type="button"
+              size="small"
+              icon="pi pi-plus"
+              label={t(addText ?? 'grid.add')}
+              data-testid="grid-add"
+              onClick={() => (addRoute ? navigate(routeFor(addRoute, '')) : setFormOpen(true))}
+            />
+          )}
+          {actions?.map((action) => (
+            <Button
+              key={action.id}
+              type="button"
+              size="small"
+              outlined
+              icon={`pi ${action.icon}`}
+              label={t(action.label)}
+              loading={busyAction === action.id}
+              disabled={busyAction !== null}
+              data-testid={`grid-action-${action.id}`}
+              onClick={() => (action.confirm ? setPendingAction(action) : void runAction(action))}
+            />
+          ))}
+        </div>
+        <div className="grid-toolbar__end">
+          <span className="grid-total" data-testid="grid-total" aria-live="polite">
+            {totalText}
+          </span>
+          {activeFilters > 0 && (
+            <Button
+              type="button"
+              size="small"
+              text
+              icon="pi pi-filter-slash"
+              label={t('grid.clearFilters', { count: activeFilters })}
+              data-testid="grid-clear-filters"
+              onClick={grid.clearFilters}
+            />
+          )}
+          <Button
+            type="button"
+            size="small"
+            text
+            icon="pi pi-refresh"
+            aria-label={t('grid.refresh')}
+            title={t('grid.refresh')}
+            data-testid="grid-refresh"
+            onClick={() => grid.refresh()}
+          />
+          {view.export && (
+            <SplitButton
+              size="small"
+              outlined
+              icon="pi pi-file-excel"
+              label={t('grid.export')}
+              data-testid="grid-export"
+              onClick={() => void exportAs('xlsx')}
+              model={[
+                { label: t('grid.exportXlsx'), icon: 'pi pi-file-excel', command: () => void exportAs('xlsx') },
+                { label: t('grid.exportCsv'), icon: 'pi pi-file', command: () => void exportAs('csv') },
+              ]}
+              menuButtonProps={{ 'aria-label': t('grid.exportMore') } as object}
+            />
+          )}
+        </div>
+      </div>
+
+      <div className="grid-progress-slot">{grid.loading && <ProgressBar mode="indeterminate" className="grid-progress" />}</div>
+
+      <DataGrid<Row>
+        className={`rdg-light grid-table${height ? '' : ' grid-table--fill'}`}
+        style={gridHeight ? { height: gridHeight } : undefined}
+        columns={columns}
+        rows={grid.rows}
+        rowKeyGetter={(row) => String(row[view.key])}
+        rowHeight={ROW_HEIGHT}
+        headerRowHeight={HEADER_HEIGHT}
+        sortColumns={sortColumns}
+        onSortColumnsChange={onSortColumnsChange}
+        onRowsChange={onRowsChange}
+        aria-label={view.name}
+        aria-rowcount={grid.rows.length + 1}
+        renderers={{
+          noRowsFallback: (
+            <div className="grid-empty" data-testid="grid-empty">
+              <span className="grid-empty__text">{grid.loading ? t('grid.loading') : (grid.error ?? t('grid.empty'))}</span>
+            </div>
+          ),
+        }}
+      />
+
+      <Paginator
+        className="grid-pager"
+        first={grid.offset}
+        rows={grid.pageSize}
+        totalRecords={pagerTotal}
+        rowsPerPageOptions={grid.pageSizes}
+        onPageChange={onPage}
+        template={{
+          layout: 'CurrentPageReport FirstPageLink PrevPageLink PageLinks NextPageLink LastPageLink RowsPerPageDropdown',
+          CurrentPageReport: () => (
+            <span className="grid-pager__range">
+              {grid.rows.length > 0
+                ? t('grid.range', {
+                    from: number(grid.offset + 1),
+                    to: number(grid.offset + grid.rows.length),
+                    total: grid.totalCapped ? `${number(grid.totalCount)}+` : number(grid.totalCount),
+                  })
+                : ''}
+            </span>
+          ),
+          RowsPerPageDropdown: (options) => (
+            <label className="grid-pager__size">
+              <span>{t('grid.pageSize')}</span>
+              {options.element}
+            </label>
+          ),
+        }}
+        data-testid="grid-pager"
+      />
+
+      <OverlayPanel ref={filterPanel} onHide={() => setFilterField(null)} className="grid-filter-panel">
+        {filterColumn && (
+          <ColumnFilter
+            column={filterColumn}
+            label={label(filterColumn)}
+            value={grid.filters[filterColumn.field]}
+            onChange={(input) => grid.setFilter(filterColumn.field, input)}
+            enumLabel={enumLabel}
+          />
+        )}
+      </OverlayPanel>
+
+      <ConfirmDialog
+        visible={pendingDelete !== null}
+        onHide={() => setPendingDelete(null)}
+        header={t('grid.deleteTitle')}
+        message={t('grid.deleteConfirm')}
+        icon="pi pi-exclamation-triangle"
+        acceptClassName="p-button-danger"
+        acceptLabel={t('grid.delete')}
+        rejectLabel={t('common.cancel')}
+        accept={() => {
+          if (pendingDelete) void confirmDelete(pendingDelete);
+        }}
+      />
+
+      <ConfirmDialog
+        visible={pendingAction !== null}
+        onHide={() => setPendingAction(null)}
+        header={pendingAction ? t(pendingAction.label) : ''}
+        message={pendingAction?.confirm ? t(pendingAction.confirm) : ''}
+        icon="pi pi-question-circle"
+        acceptLabel={t('common.yes')}
+        rejectLabel={t('common.no')}
+        accept={() => {
+          if (pendingAction) void runAction(pendingAction);
+        }}
+      />
+
+      {addForm && (
+        <FormDialog
+          formName={addForm}
+          visible={formOpen}
+          onClose={() => setFormOpen(false)}
+          onSaved={() => {
+            setFormOpen(false);
+            grid.refresh(true);
+          }}
+        />
+      )}
+    </div>
+  );
+}

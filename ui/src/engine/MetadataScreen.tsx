@@ -1,0 +1,100 @@
+/**
+ * A whole screen from the metadata (views.yaml `screens:`): its title and one tab per grid,
+ * each a GridView with the tab's add dialog or route, row delete and action buttons. The tab
+ * the user last had open on this screen comes back for the rest of the browser session.
+ */
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { TabView, TabPanel } from 'primereact/tabview';
+import { ProgressBar } from 'primereact/progressbar';
+import { GridView } from './GridView';
+import { useScreenMeta } from './useMeta';
+import type { ScreenMeta } from './types';
+import './engine.css';
+
+export const TAB_STORAGE_PREFIX = 'ledgerdesk.screenTab.';
+
+function storedTab(route: string): string | null {
+  try {
+    return sessionStorage.getItem(TAB_STORAGE_PREFIX + route);
+  } catch {
+    return null;
+  }
+}
+
+function storeTab(route: string, tabId: string): void {
+  try {
+    sessionStorage.setItem(TAB_STORAGE_PREFIX + route, tabId);
+  } catch {
+    // storage full or blocked: the tab is just not remembered
+  }
+}
+
+export interface MetadataScreenProps {
+  /** The route under dashboard/ that names the screen in the metadata, e.g. "bank-settings". */
+  route: string;
+  /** Shown while the metadata loads (the route table's title key). */
+  titleKey?: string;
+}
+
+export function MetadataScreen({ route, titleKey }: MetadataScreenProps) {
+  const { t } = useTranslation();
+  const { screen, error } = useScreenMeta(route);
+  const title = screen ? t(screen.title) : titleKey ? t(titleKey) : '';
+
+  return (
+    <section className="screen metadata-screen" data-testid={`screen-${route}`}>
+      <header className="screen__header">
+        <h1 className="screen__title" data-testid="screen-title">
+          {title}
+        </h1>
+      </header>
+      {error && (
+        <div className="card grid-message grid-message--error" data-testid="screen-error">
+          {error}
+        </div>
+      )}
+      {!screen && !error && <ProgressBar mode="indeterminate" className="grid-progress" />}
+      {screen && <ScreenTabs key={route} screen={screen} />}
+    </section>
+  );
+}
+
+function ScreenTabs({ screen }: { screen: ScreenMeta }) {
+  const { t } = useTranslation();
+  const [active, setActive] = useState(() => {
+    const index = screen.tabs.findIndex((tab) => tab.id === storedTab(screen.route));
+    return index >= 0 ? index : 0;
+  });
+
+  return (
+    <div className="card metadata-screen__card">
+      <TabView
+        activeIndex={active}
+        onTabChange={(e) => {
+          setActive(e.index);
+          const tab = screen.tabs[e.index];
+          if (tab) storeTab(screen.route, tab.id);
+        }}
+        className="metadata-tabs"
+      >
+        {screen.tabs.map((tab) => (
+          <TabPanel key={tab.id} header={t(tab.title)} pt={{ headerAction: { 'data-testid': `tab-${tab.id}` } as object }}>
+            <GridView
+              viewName={tab.view}
+              addForm={tab.add}
+              addText={tab.addText}
+              deleteForm={tab.delete}
+              addRoute={tab.addRoute}
+              editRoute={tab.editRoute}
+              actions={tab.actions}
+              height={tab.height}
+            />
+          </TabPanel>
+        ))}
+      </TabView>
+    </div>
+  );
+}
+
+export default MetadataScreen;

@@ -1,0 +1,115 @@
+/**
+ * The @rjsf part of the form dialog (PrimeReact theme, the CSP-safe validator of
+ * formValidator.ts), loaded lazily. It
+ * renders the translated schema, holds what the user typed, and hands valid data to the
+ * dialog; the dialog owns saving.
+ */
+import { useEffect, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { withTheme } from '@rjsf/core';
+import { Theme } from '@rjsf/primereact';
+import type { ErrorSchema, RegistryWidgetsType, RJSFSchema, RJSFValidationError, WidgetProps } from '@rjsf/utils';
+import { Dropdown } from 'primereact/dropdown';
+import { engineApi } from './api';
+import { applyTransforms, dialogUiSchema, translateErrors, translateSchema } from './formSchema';
+import { FormValidator } from './formValidator';
+import type { FormMeta, LookupOptions, Row } from './types';
+
+const Form = withTheme<Row>(Theme);
+
+/**
+ * A dropdown filled from the form resource's lookup (e.g. the providers of
+ * /ConfigSettings/GetDistinctIncomingTransactions); it stores the value or the label.
+ */
+function LookupWidget({ id, value, onChange, onBlur, onFocus, options, disabled, readonly, rawErrors, required }: WidgetProps) {
+  const { t } = useTranslation();
+  const { lookup, valueField, labelField, store } = options as unknown as LookupOptions;
+  const [items, setItems] = useState<Array<{ value: unknown; label: string }> | null>(null);
+
+  useEffect(() => {
+    let alive = true;
+    engineApi
+      .lookup<Record<string, unknown>>(lookup)
+      .then((list) => {
+        if (!alive) return;
+        const seen = new Set<string>();
+        const mapped = (list ?? [])
+          .map((r) => ({ value: store === 'label' ? r[labelField] : r[valueField], label: String(r[labelField] ?? '') }))
+          .filter((o) => o.label !== '' && !seen.has(String(o.value)) && seen.add(String(o.value)));
+        setItems(mapped);
+      })
+      .catch(() => alive && setItems([]));
+    return () => {
+      alive = false;
+    };
+  }, [lookup, valueField, labelField, store]);
+
+  return (
+    <Dropdown
+      inputId={id}
+      value={value ?? null}
+      options={items ?? []}
+      onChange={(e) => onChange(e.value ?? undefined)}
+      onBlur={() => onBlur(id, value)}
+      onFocus={() => onFocus(id, value)}
+      placeholder={items === null ? t('grid.loading') : t('forms.select')}
+      emptyMessage={t('forms.lookupEmpty')}
+      filter={(items?.length ?? 0) > 8}
+      showClear={!required}
+      disabled={disabled || readonly}
+      invalid={(rawErrors?.length ?? 0) > 0}
+      className="w-full"
+      data-testid={`lookup-${id}`}
+    />
+  );
+}
+
+const widgets: RegistryWidgetsType<Row> = { lookup: LookupWidget };
+
+export interface RjsfFormProps {
+  id: string;
+  form: FormMeta;
+  disabled: boolean;
+  fieldError: { field: string; message: string } | null;
+  onFieldEdited(field: string): void;
+  onSubmit(data: Row): void;
+  onInvalid(missingRequired: boolean): void;
+}
+
+export default function RjsfForm({ id, form, disabled, fieldError, onFieldEdited, onSubmit, onInvalid }: RjsfFormProps) {
+  const { t, i18n } = useTranslation();
+  const schema = useMemo(() => translateSchema(form.schema, t) as RJSFSchema, [form.schema, t, i18n.language]);
+  const uiSchema = useMemo(() => dialogUiSchema(form), [form]);
+  const validator = useMemo(() => new FormValidator<Row>((data) => data && applyTransforms(data, form.uiSchema)), [form.uiSchema]);
+  const [formData, setFormData] = useState<Row>({});
+
+  const extraErrors = useMemo(
+    () => (fieldError ? ({ [fieldError.field]: { __errors: [fieldError.message] } } as ErrorSchema<Row>) : undefined),
+    [fieldError],
+  );
+
+  return (
+    <Form
+      id={id}
+      className="engine-form"
+      schema={schema}
+      uiSchema={uiSchema}
+      formData={formData}
+      validator={validator}
+      widgets={widgets}
+      disabled={disabled}
+      extraErrors={extraErrors}
+      showErrorList={false}
+      noHtml5Validate
+      focusOnFirstError
+      transformErrors={(errors: RJSFValidationError[]) => translateErrors(errors, t)}
+      onChange={(event) => {
+        const next = event.formData ?? {};
+        if (fieldError && next[fieldError.field] !== formData[fieldError.field]) onFieldEdited(fieldError.field);
+        setFormData(next);
+      }}
+      onError={(errors) => onInvalid(errors.some((e) => e.name === 'required'))}
+      onSubmit={(event) => onSubmit(event.formData ?? {})}
+    />
+  );
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import i18n from '../i18n';
+import { applyTransforms, cleanRecord, dialogUiSchema, fieldOrder, translateErrors, translateSchema } from './formSchema';
+import type { FormMeta } from './types';
+
+const form: Pick<FormMeta, 'schema' | 'uiSchema'> = {
+  schema: {
+    type: 'object',
+    required: ['transactionType'],
+    properties: {
+      providerName: { type: 'string', maxLength: 100, title: 'forms.configSetting.fields.providerName' },
+      transactionType: {
+        type: 'integer',
+        title: 'forms.configSetting.fields.transactionType',
+        oneOf: [
+          { const: 1, title: 'config.transactionTypes.transaction' },
+          { const: 2, title: 'RAW' },
+        ],
+      },
+      amountThreshold: { type: 'number', title: 'forms.configSetting.fields.amountThreshold' },
+    },
+  },
+  uiSchema: {
+    'ui:order': ['transactionType', 'providerName'],
+    providerName: { 'ui:widget': 'lookup', 'ui:options': { lookup: '/ConfigSettings/X', valueField: 'Id', labelField: 'N', store: 'label', transform: ['trim', 'upper'] } },
+    amountThreshold: { 'ui:options': { scale: 2 } },
+  },
+};
+
+describe('formSchema helpers', () => {
+  it('translates field titles and enum option titles, keeping raw values', () => {
+    const t = i18n.t.bind(i18n) as (key: string, options?: Record<string, unknown>) => string;
+    const schema = translateSchema(form.schema, t);
+    expect(schema.properties.providerName!.title).toBe('Provider Name');
+    expect(schema.properties.transactionType!.oneOf).toEqual([
+      { const: 1, title: '1 - Transaction' },
+      { const: 2, title: 'RAW' },
+    ]);
+  });
+
+  it('orders fields, hides the rjsf submit button, keeps the lookup widget and limits lengths', () => {
+    expect(fieldOrder(form)).toEqual(['transactionType', 'providerName', 'amountThreshold']);
+    const ui = dialogUiSchema(form) as Record<string, Record<string, unknown>>;
+    expect(ui['ui:submitButtonOptions']).toEqual({ norender: true });
+    expect(ui.transactionType!['ui:autofocus']).toBe(true);
+    expect(ui.providerName!['ui:widget']).toBe('lookup');
+    expect(ui.providerName!['ui:options']).toMatchObject({ lookup: '/ConfigSettings/X', prime: { maxLength: 100 } });
+    expect(ui.amountThreshold!['ui:options']).toMatchObject({ scale: 2, step: 0.01 });
+  });
+
+  it('applies trim and upper before a save and drops empty values', () => {
+    expect(applyTransforms({ providerName: '  nuvei ', amountThreshold: 2 }, form.uiSchema)).toEqual({ providerName: 'NUVEI', amountThreshold: 2 });
+    expect(cleanRecord({ a: '', b: undefined, c: 0, d: 'x' })).toEqual({ c: 0, d: 'x' });
+  });
+
+  it('translates validation messages', () => {
+    const t = i18n.t.bind(i18n) as (key: string, options?: Record<string, unknown>) => string;
+    const [required, tooLong] = translateErrors(
+      [
+        { name: 'required', stack: '', message: 'x' },
+        { name: 'maxLength', params: { limit: 3 }, stack: '', message: 'x' },
+      ],
+      t,
+    );
+    expect(required!.message).toBe('This field is required');
+    expect(tooLong!.message).toBe('At most 3 characters');
+  });
+});

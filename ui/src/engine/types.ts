@@ -1,0 +1,166 @@
+/**
+ * The metadata the server serves (GET /api/meta/...) and the grid calls' bodies, as the engine
+ * reads them. Field names follow the server's JSON exactly; see engine/meta.go and views.yaml.
+ */
+
+export type FieldTypeName = 'text' | 'int' | 'decimal' | 'date' | 'datetime' | 'bool' | 'enum';
+
+export type FilterOp =
+  | 'contains'
+  | 'startsWith'
+  | 'endsWith'
+  | 'equals'
+  | 'notEquals'
+  | 'lt'
+  | 'lte'
+  | 'gt'
+  | 'gte'
+  | 'between'
+  | 'in'
+  | 'isEmpty'
+  | 'isNotEmpty';
+
+export type Severity = 'success' | 'info' | 'warning' | 'danger' | 'secondary';
+
+export interface StatusBadge {
+  label: string;
+  severity: Severity;
+}
+
+export interface ColumnMeta {
+  field: string;
+  type: FieldTypeName;
+  /** Translation key, views.<ViewName>.fields.<field> unless the descriptor names another. */
+  label: string;
+  hidden?: boolean;
+  editable?: boolean;
+  sortable: boolean;
+  maxLength?: number;
+  scale?: number;
+  values?: string[];
+  width?: number;
+  status?: { values: Record<string, StatusBadge>; otherwise?: StatusBadge };
+  ops: FilterOp[];
+}
+
+export interface SortSpec {
+  field: string;
+  order: 'asc' | 'desc';
+}
+
+export interface ViewMeta {
+  name: string;
+  key: string;
+  screen: number;
+  export?: string;
+  editable: boolean;
+  editName?: string;
+  version?: string;
+  defaultSort: SortSpec;
+  columns: ColumnMeta[];
+  countCap: number;
+  maxPageSize: number;
+}
+
+export interface ActionMeta {
+  id: string;
+  label: string;
+  icon: string;
+  method: string;
+  path: string;
+  confirm?: string;
+  success: string;
+  failure: string;
+}
+
+export interface TabMeta {
+  id: string;
+  title: string;
+  view: string;
+  add?: string;
+  addText?: string;
+  delete?: string;
+  height?: number;
+  addRoute?: string;
+  editRoute?: string;
+  actions?: ActionMeta[];
+}
+
+export interface ScreenMeta {
+  route: string;
+  screen: number;
+  title: string;
+  tabs: TabMeta[];
+}
+
+/** JSON Schema as the server writes it for a form (engine/meta.go Form.Meta). */
+export interface FormSchemaProperty {
+  type?: 'string' | 'integer' | 'number' | 'boolean';
+  title?: string;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  default?: unknown;
+  format?: string;
+  oneOf?: Array<{ const: string | number; title: string }>;
+}
+
+export interface FormSchema {
+  type: 'object';
+  required?: string[];
+  properties: Record<string, FormSchemaProperty>;
+}
+
+export interface LookupOptions {
+  lookup: string;
+  valueField: string;
+  labelField: string;
+  store: 'value' | 'label';
+}
+
+export interface FieldUiSchema {
+  'ui:widget'?: string;
+  'ui:options'?: Partial<LookupOptions> & { transform?: Transform[]; scale?: number };
+}
+
+export type Transform = 'trim' | 'upper';
+
+export type FormUiSchema = { 'ui:order'?: string[] } & Record<string, FieldUiSchema | string[] | undefined>;
+
+export interface FormMeta {
+  name: string;
+  resource: string;
+  key: string;
+  title: string;
+  width: number;
+  success?: string;
+  schema: FormSchema;
+  uiSchema: FormUiSchema;
+}
+
+export type Row = Record<string, unknown>;
+
+export interface FilterCondition {
+  field: string;
+  op: FilterOp;
+  value?: unknown;
+}
+
+export interface GridRequest {
+  ViewName: string;
+  PageSize: number;
+  /** A row offset, not a page index (spec 02 §7). */
+  PageNumber: number;
+  Filters: FilterCondition[];
+  SortField: string;
+  SortOrder: 'asc' | 'desc';
+}
+
+export interface GridPage {
+  dataList: Row[];
+  totalCount: number;
+  /** True: the total is at least totalCount (the server stopped counting). */
+  totalCapped?: boolean;
+}
+
+export type ExportFormat = 'xlsx' | 'csv';

@@ -1,0 +1,189 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { configure, fireEvent, screen, waitFor } from '@testing-library/react';
+import { locationOf, renderAt, seedSession } from '../../test/helpers';
+import { created, fail, mockApi, ok } from '../../test/apiMock';
+import { resetWebScreenCache } from '../../api/identity';
+
+// Forms with PrimeReact widgets render slowly in jsdom on a busy machine: allow for it.
+configure({ asyncUtilTimeout: 5000 });
+vi.setConfig({ testTimeout: 20_000 });
+
+beforeEach(() => resetWebScreenCache());
+afterEach(() => vi.unstubAllGlobals());
+
+const SCREENS = [
+  { id: 1, screenName: 'Home' },
+  { id: 2, screenName: 'Data Import' },
+  { id: 3, screenName: 'Users List' },
+];
+
+const ROLE = { id: 9, roleName: 'Clerk', description: 'Imports files', isAdmin: false, createdOn: '', createdBy: 'admin' };
+
+function saveButton() {
+  return screen.getByTestId('form-save') as HTMLButtonElement;
+}
+
+function box(label: string) {
+  return screen.getByLabelText(label) as HTMLInputElement;
+}
+
+describe('add role', () => {
+  it('shows a loading text, needs a role name, then POSTs the role and PUTs its screens', async () => {
+    seedSession();
+    const api = mockApi({
+      'GET /api/roles/webscreens': ok(SCREENS),
+      'POST /api/roles': created(ROLE),
+      'PUT /api/roles/9/screens': ok([]),
+    });
+    const { router } = renderAt('/dashboard/roles/add');
+    expect(await screen.findByText('Loading screens…')).toBeTruthy();
+    await screen.findByLabelText('Data Import');
+    expect(screen.getByTestId('screen-title').textContent).toBe('Add Role');
+    expect(saveButton().disabled).toBe(true);
+
+    fireEvent.blur(screen.getByLabelText(/^Role name/));
+    expect(screen.getByTestId('error-roleName').textContent).toBe('Role name is required');
+    expect((screen.getByLabelText(/^Role name/) as HTMLInputElement).maxLength).toBe(50);
+    expect((screen.getByLabelText('Description') as HTMLTextAreaElement).maxLength).toBe(200);
+
+    fireEvent.change(screen.getByLabelText(/^Role name/), { target: { value: '  Clerk ' } });
+    fireEvent.change(screen.getByLabelText('Description'), { target: { value: 'Imports files' } });
+    fireEvent.click(box('Home'));
+    fireEvent.click(box('Data Import'));
+    expect(box('Select all').checked).toBe(false);
+    expect(saveButton().disabled).toBe(false);
+    fireEvent.click(saveButton());
+
+    await waitFor(() => expect(locationOf(router)).toBe('/dashboard/roleslist'));
+    expect(api.callsTo('POST', '/api/roles')[0]?.body).toEqual({ roleName: 'Clerk', description: 'Imports files' });
+    expect(api.callsTo('PUT', '/api/roles/9/screens')[0]?.body).toEqual({ screenIds: [1, 2] });
+    expect(await screen.findByText('Role created successfully')).toBeTruthy();
+  });
+
+  it('select-all ticks every screen and follows the single boxes', async () => {
+    seedSession();
+    mockApi({ 'GET /api/roles/webscreens': ok(SCREENS) });
+    renderAt('/dashboard/roles/add');
+    await screen.findByLabelText('Data Import');
+    fireEvent.click(box('Select all'));
+    expect(SCREENS.every((s) => box(s.screenName).checked)).toBe(true);
+    fireEvent.click(box('Home'));
+    expect(box('Select all').checked).toBe(false);
+    fireEvent.click(box('Home'));
+    expect(box('Select all').checked).toBe(true);
+  });
+
+  it('reports an invalid id from the server and sends no screens', async () => {
+    seedSession();
+    const api = mockApi({ 'GET /api/roles/webscreens': ok(SCREENS), 'POST /api/roles': created({ ...ROLE, id: 0 }) });
+    renderAt('/dashboard/roles/add');
+    await screen.findByLabelText('Data Import');
+    fireEvent.change(screen.getByLabelText(/^Role name/), { target: { value: 'Clerk' } });
+    fireEvent.click(box('Home'));
+    fireEvent.click(saveButton());
+    expect(await screen.findByText('Invalid role ID received from server')).toBeTruthy();
+    expect(api.calls.filter((c) => c.method === 'PUT')).toHaveLength(0);
+  });
+
+  it('shows a duplicate name on the field and in the toast', async () => {
+    seedSession();
+    mockApi({ 'GET /api/roles/webscreens': ok(SCREENS), 'POST /api/roles': fail(409, 'Role "Clerk" already exists.', 'roleName') });
+    renderAt('/dashboard/roles/add');
+    await screen.findByLabelText('Data Import');
+    fireEvent.change(screen.getByLabelText(/^Role name/), { target: { value: 'Clerk' } });
+    fireEvent.click(saveButton());
+    expect(await screen.findByText('Failed to create role: Role "Clerk" already exists.')).toBeTruthy();
+    expect(screen.getByTestId('error-roleName').textContent).toBe('Role "Clerk" already exists.');
+  });
+
+  it('Save and New without screens creates the role, sends no mapping and clears the form', async () => {
+    seedSession();
+    const api = mockApi({ 'GET /api/roles/webscreens': ok(SCREENS), 'POST /api/roles': created(ROLE) });
+    const { router } = renderAt('/dashboard/roles/add');
+    await screen.findByLabelText('Data Import');
+    fireEvent.change(screen.getByLabelText(/^Role name/), { target: { value: 'Clerk' } });
+    fireEvent.click(screen.getByTestId('form-save-new'));
+    await screen.findByText('Role created successfully');
+    await waitFor(() => expect((screen.getByLabelText(/^Role name/) as HTMLInputElement).value).toBe(''));
+    expect(locationOf(router)).toBe('/dashboard/roles/add');
+    expect(api.calls.filter((c) => c.method === 'PUT')).toHaveLength(0);
+    expect(api.callsTo('GET', '/api/roles/webscreens')).toHaveLength(1); // cached
+  });
+
+  it('reports screens that fail to load', async () => {
+    seedSession();
+    mockApi({ 'GET /api/roles/webscreens': fail(500, 'database down') });
+    renderAt('/dashboard/roles/add');
+    expect(await screen.findByText('Failed to load screens: database down')).toBeTruthy();
+  });
+});
+
+describe('edit role', () => {
+  it('updates the role and sends screens only when they changed', async () => {
+    seedSession();
+    const api = mockApi({
+      'GET /api/roles/webscreens': ok(SCREENS),
+      'GET /api/roles/9': ok(ROLE),
+      'GET /api/roles/9/screens': ok([{ screenId: 1, screenName: 'Home' }]),
+      'PUT /api/roles/9': ok({ ...ROLE, description: 'Imports and checks files' }),
+      'PUT /api/roles/9/screens': ok([]),
+    });
+    const { router } = renderAt('/dashboard/roles/edit/9');
+    await waitFor(() => expect((screen.getByLabelText(/^Role name/) as HTMLInputElement).value).toBe('Clerk'));
+    expect(screen.getByTestId('screen-title').textContent).toBe('Edit Role');
+    expect(box('Home').checked).toBe(true);
+    expect(saveButton().disabled).toBe(true);
+    fireEvent.change(screen.getByLabelText('Description'), { target: { value: 'Imports and checks files' } });
+    fireEvent.click(saveButton());
+    await waitFor(() => expect(locationOf(router)).toBe('/dashboard/roleslist'));
+    expect(api.callsTo('PUT', '/api/roles/9')[0]?.body).toEqual({ roleName: 'Clerk', description: 'Imports and checks files' });
+    expect(api.callsTo('PUT', '/api/roles/9/screens')).toHaveLength(0);
+    expect(await screen.findByText('Role updated successfully')).toBeTruthy();
+  });
+
+  it('a screen change alone is saved', async () => {
+    seedSession();
+    const api = mockApi({
+      'GET /api/roles/webscreens': ok(SCREENS),
+      'GET /api/roles/9': ok(ROLE),
+      'GET /api/roles/9/screens': ok([{ screenId: 1, screenName: 'Home' }]),
+      'PUT /api/roles/9': ok(ROLE),
+      'PUT /api/roles/9/screens': fail(500, 'boom'),
+    });
+    renderAt('/dashboard/roles/edit/9');
+    await waitFor(() => expect(box('Home').checked).toBe(true));
+    fireEvent.click(box('Users List'));
+    fireEvent.click(saveButton());
+    expect(await screen.findByText('Failed to update screen permissions: boom')).toBeTruthy();
+    expect(api.callsTo('PUT', '/api/roles/9/screens')[0]?.body).toEqual({ screenIds: [1, 3] });
+  });
+
+  it('shows the Administrator role with every screen checked and locked, and never sends its screens', async () => {
+    seedSession();
+    const admin = { ...ROLE, id: 1, roleName: 'Administrator', isAdmin: true };
+    const api = mockApi({
+      'GET /api/roles/webscreens': ok(SCREENS),
+      'GET /api/roles/1': ok(admin),
+      'GET /api/roles/1/screens': ok([]),
+      'PUT /api/roles/1': ok(admin),
+    });
+    renderAt('/dashboard/roles/edit/1');
+    await screen.findByTestId('admin-role-note');
+    for (const s of SCREENS) {
+      expect(box(s.screenName).checked).toBe(true);
+      expect(box(s.screenName).disabled).toBe(true);
+    }
+    expect(box('Select all').disabled).toBe(true);
+    fireEvent.change(screen.getByLabelText('Description'), { target: { value: 'Everything' } });
+    fireEvent.click(saveButton());
+    await screen.findByText('Role updated successfully');
+    expect(api.calls.filter((c) => c.url.includes('/screens') && c.method === 'PUT')).toHaveLength(0);
+  });
+
+  it('reports a role that fails to load', async () => {
+    seedSession();
+    mockApi({ 'GET /api/roles/webscreens': ok(SCREENS), 'GET /api/roles/9': fail(404, 'Role 9 not found.'), 'GET /api/roles/9/screens': ok([]) });
+    renderAt('/dashboard/roles/edit/9');
+    expect(await screen.findByText('Failed to load role data: Role 9 not found.')).toBeTruthy();
+  });
+});
