@@ -140,15 +140,17 @@ async function main() {
       if (msg.type() === 'error' && !expected) problems.push(`console error: ${text}`);
     });
 
-    await check('admin signs in; the role list shows its header and Add Role opens the role form', async () => {
+    await check('admin signs in; the role list (metadata grid) shows its header and Add Role opens the role form', async () => {
       await signIn(page, ADMIN_USER, ADMIN_PASSWORD);
       await waitForHash(page, '#/dashboard/home');
       await byTestId(page, 'screen-title').waitFor();
       await page.goto(`${BASE_URL}/#/dashboard/roleslist`);
-      await byTestId(page, 'add-role').waitFor();
+      await byTestId(page, 'grid-VW_RolesList').waitFor();
       const title = await byTestId(page, 'screen-title').textContent();
       assert(title === en.screens.rolesList.title, `title ${title}`);
-      await byTestId(page, 'add-role').click();
+      const add = byTestId(page, 'grid-add');
+      assert((await add.textContent()).includes(en.actions.addRole), `add button ${await add.textContent()}`);
+      await add.click();
       await waitForHash(page, '#/dashboard/roles/add');
       await byTestId(page, 'role-form').waitFor();
     });
@@ -178,7 +180,8 @@ async function main() {
 
     await check('the user form creates a user holding that role', async () => {
       await page.goto(`${BASE_URL}/#/dashboard/userslist`);
-      await byTestId(page, 'add-user').click();
+      await byTestId(page, 'grid-VW_UserList').waitFor();
+      await byTestId(page, 'grid-add').click();
       await waitForHash(page, '#/dashboard/users/add');
       await page.locator('.checkbox-list__item label', { hasText: ROLE_NAME }).waitFor();
       await page.locator('#user-username').fill(USER.username);
@@ -252,7 +255,10 @@ async function main() {
       await signIn(page, ADMIN_USER, ADMIN_PASSWORD);
       await waitForHash(page, '#/dashboard/home');
       await byTestId(page, 'screen-title').waitFor();
-      await page.goto(`${BASE_URL}/#/dashboard/users/edit/${userId}`);
+      // Through the users grid: newest first, the pencil opens the edit form.
+      await page.goto(`${BASE_URL}/#/dashboard/userslist`);
+      await byTestId(page, `row-edit-${userId}`).click();
+      await waitForHash(page, `#/dashboard/users/edit/${userId}`);
       await page.waitForFunction((name) => document.querySelector('#user-username')?.value === name, USER.username);
       assert(await page.locator(`#role-${await roleIdOf(page)}`).isChecked(), 'role not shown as held');
       assert(await byTestId(page, 'form-save').isDisabled(), 'Save enabled before any change');

@@ -13,11 +13,10 @@ const LoginScreen = lazy(() => import('./screens/login/LoginScreen'));
 const ForgotPasswordScreen = lazy(() => import('./screens/forgot-password/ForgotPasswordScreen'));
 const AccessDeniedScreen = lazy(() => import('./screens/access-denied/AccessDeniedScreen'));
 const PlaceholderScreen = lazy(() => import('./screens/placeholder/PlaceholderScreen'));
-const UsersListScreen = lazy(() => import('./screens/users-list/UsersListScreen'));
 const UserFormScreen = lazy(() => import('./screens/users/UserFormScreen'));
-const RolesListScreen = lazy(() => import('./screens/roles-list/RolesListScreen'));
 const RoleFormScreen = lazy(() => import('./screens/roles/RoleFormScreen'));
 const MetadataScreen = lazy(() => import('./engine/MetadataScreen'));
+const RoutedMetadataScreen = lazy(() => import('./engine/MetadataScreen').then((m) => ({ default: m.RoutedMetadataScreen })));
 
 export interface DashboardRoute {
   path: string;
@@ -47,10 +46,10 @@ export const SCREEN_IDS = {
 export const DASHBOARD_ROUTES: DashboardRoute[] = [
   { path: 'home', screenId: SCREEN_IDS.home, titleKey: 'screens.home.title' },
   { path: 'financialdocument', screenId: SCREEN_IDS.financialDocument, titleKey: 'screens.financialDocument.title' },
-  { path: 'userslist', screenId: SCREEN_IDS.usersList, titleKey: 'screens.usersList.title', element: <UsersListScreen /> },
+  { path: 'userslist', screenId: SCREEN_IDS.usersList, titleKey: 'screens.usersList.title', element: <MetadataScreen route="userslist" titleKey="screens.usersList.title" /> },
   { path: 'users/add', screenId: SCREEN_IDS.userEdit, titleKey: 'screens.userAdd.title', element: <UserFormScreen /> },
   { path: 'users/edit/:id', screenId: SCREEN_IDS.userEdit, titleKey: 'screens.userEdit.title', element: <UserFormScreen /> },
-  { path: 'roleslist', screenId: SCREEN_IDS.rolesList, titleKey: 'screens.rolesList.title', element: <RolesListScreen /> },
+  { path: 'roleslist', screenId: SCREEN_IDS.rolesList, titleKey: 'screens.rolesList.title', element: <MetadataScreen route="roleslist" titleKey="screens.rolesList.title" /> },
   { path: 'roles/add', screenId: SCREEN_IDS.roleEdit, titleKey: 'screens.roleAdd.title', element: <RoleFormScreen /> },
   { path: 'roles/edit/:id', screenId: SCREEN_IDS.roleEdit, titleKey: 'screens.roleEdit.title', element: <RoleFormScreen /> },
   { path: 'csvprocessed', screenId: SCREEN_IDS.csvProcessed, titleKey: 'screens.csvProcessed.title', element: <MetadataScreen route="csvprocessed" titleKey="screens.csvProcessed.title" /> },
@@ -89,6 +88,8 @@ export const appRoutes: RouteObject[] = [
               </RequireScreen>
             ),
           })),
+          // Screens described only in views.yaml; the server checks their screen id.
+          { path: 'screens/:route', element: <RoutedMetadataScreen /> },
           { path: 'unauthorized', element: <AccessDeniedScreen /> },
           { path: '*', element: <Navigate to="home" replace /> },
         ],

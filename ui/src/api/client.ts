@@ -58,37 +58,77 @@ async function readBody(response: Response): Promise<unknown> {
   }
 }
 
-export async function apiRequest<T>(method: string, path: string, body?: unknown): Promise<T> {
+/** How a request behaves beyond its method, path and body. */
+export interface RequestOptions {
+  /**
+   * Leave the global "Please wait" loader alone: grid pages load while someone types a
+   * filter, and a screen-wide overlay would fight the typing; the grid shows its own bar.
+   */
+  quiet?: boolean;
+}
+
+function requestHeaders(body: unknown): Record<string, string> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   const token = getToken();
   if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
+  return headers;
+}
 
-  requestStarted();
+/**
+ * Sends one request with the token and turns every failure into an ApiError with the
+ * server's message (a 401 first ends the session). The caller reads the body it expects.
+ */
+async function send(method: string, path: string, body: unknown): Promise<Response> {
+  let response: Response;
   try {
-    let response: Response;
-    try {
-      response = await fetch(joinUrl(getAppConfig().apiBase, path), {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-    } catch {
-      throw new ApiError(GENERIC_ERROR, 0);
-    }
+    response = await fetch(joinUrl(getAppConfig().apiBase, path), {
+      method,
+      headers: requestHeaders(body),
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(GENERIC_ERROR, 0);
+  }
+  if (response.status === 401) {
     const parsed = await readBody(response);
+    clearSession();
+    redirectToLogin();
+    throw new ApiError(errorMessage(parsed), 401);
+  }
+  if (!response.ok) {
+    const parsed = await readBody(response);
+    const field = isEnvelope(parsed) && typeof parsed.field === 'string' ? parsed.field : undefined;
+    throw new ApiError(errorMessage(parsed), response.status, field);
+  }
+  return response;
+}
 
-    if (response.status === 401) {
-      clearSession();
-      redirectToLogin();
-      throw new ApiError(errorMessage(parsed), 401);
-    }
-    if (!response.ok || (isEnvelope(parsed) && !parsed.succeeded)) {
-      const field = isEnvelope(parsed) && typeof parsed.field === 'string' ? parsed.field : undefined;
+export async function apiRequest<T>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<T> {
+  if (!opts.quiet) requestStarted();
+  try {
+    const response = await send(method, path, body);
+    const parsed = await readBody(response);
+    if (isEnvelope(parsed) && !parsed.succeeded) {
+      const field = typeof parsed.field === 'string' ? parsed.field : undefined;
       throw new ApiError(errorMessage(parsed), response.status, field);
     }
     // Tolerate a bare body (e.g. 204 No Content) as well as the envelope.
     return (isEnvelope(parsed) ? parsed.data : parsed) as T;
+  } finally {
+    if (!opts.quiet) requestFinished();
+  }
+}
+
+/**
+ * A file from the API (exports): the same token and error handling as every call, with the
+ * body as a blob and the file name from Content-Disposition.
+ */
+export async function apiDownload(path: string, body: unknown): Promise<{ blob: Blob; disposition: string | null }> {
+  requestStarted();
+  try {
+    const response = await send('POST', path, body);
+    return { blob: await response.blob(), disposition: response.headers.get('Content-Disposition') };
   } finally {
     requestFinished();
   }
@@ -99,4 +139,7 @@ export const api = {
   post: <T>(path: string, body?: unknown) => apiRequest<T>('POST', path, body ?? {}),
   put: <T>(path: string, body?: unknown) => apiRequest<T>('PUT', path, body ?? {}),
   delete: <T>(path: string) => apiRequest<T>('DELETE', path),
+  /** Without the global loader (see RequestOptions.quiet). */
+  getQuiet: <T>(path: string) => apiRequest<T>('GET', path, undefined, { quiet: true }),
+  postQuiet: <T>(path: string, body?: unknown) => apiRequest<T>('POST', path, body ?? {}, { quiet: true }),
 };

@@ -4,11 +4,13 @@
  * the user last had open on this screen comes back for the rest of the browser session.
  */
 import { useState } from 'react';
+import { Navigate, useLocation, useParams } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import { TabView, TabPanel } from 'primereact/tabview';
 import { ProgressBar } from 'primereact/progressbar';
 import { GridView } from './GridView';
 import { useScreenMeta } from './useMeta';
+import { clearMetaCache } from './api';
 import type { ScreenMeta } from './types';
 import './engine.css';
 
@@ -39,8 +41,17 @@ export interface MetadataScreenProps {
 
 export function MetadataScreen({ route, titleKey }: MetadataScreenProps) {
   const { t } = useTranslation();
-  const { screen, error } = useScreenMeta(route);
+  // Once per visit (the routes key this component by screen): fresh metadata.
+  useState(() => clearMetaCache());
+  const { screen, error, status } = useScreenMeta(route);
+  const location = useLocation();
   const title = screen ? t(screen.title) : titleKey ? t(titleKey) : '';
+
+  // The server decides who may open a screen; without the grant, the same
+  // Access Denied screen as the route guard.
+  if (status === 403) {
+    return <Navigate to={`/dashboard/unauthorized?returnUrl=${encodeURIComponent(location.pathname)}`} replace />;
+  }
 
   return (
     <section className="screen metadata-screen" data-testid={`screen-${route}`}>
@@ -62,10 +73,29 @@ export function MetadataScreen({ route, titleKey }: MetadataScreenProps) {
 
 function ScreenTabs({ screen }: { screen: ScreenMeta }) {
   const { t } = useTranslation();
+  const only = screen.tabs.length === 1 ? screen.tabs[0] : undefined;
   const [active, setActive] = useState(() => {
     const index = screen.tabs.findIndex((tab) => tab.id === storedTab(screen.route));
     return index >= 0 ? index : 0;
   });
+
+  // A one-grid screen (the user and role lists) needs no tab strip.
+  if (only) {
+    return (
+      <div className="card metadata-screen__card">
+        <GridView
+          viewName={only.view}
+          addForm={only.add}
+          addText={only.addText}
+          deleteForm={only.delete}
+          addRoute={only.addRoute}
+          editRoute={only.editRoute}
+          actions={only.actions}
+          height={only.height}
+        />
+      </div>
+    );
+  }
 
   return (
     <div className="card metadata-screen__card">
@@ -98,3 +128,9 @@ function ScreenTabs({ screen }: { screen: ScreenMeta }) {
 }
 
 export default MetadataScreen;
+
+/** A screen described only in the metadata, opened at dashboard/screens/:route. */
+export function RoutedMetadataScreen() {
+  const { route = '' } = useParams();
+  return <MetadataScreen key={route} route={route} />;
+}

@@ -3,12 +3,15 @@
  * has loaded, or the server's message when it cannot be loaded (403, unknown name).
  */
 import { useEffect, useState } from 'react';
+import { ApiError } from '../api/client';
 import { engineApi } from './api';
 import type { FormMeta, ScreenMeta, ViewMeta } from './types';
 
 interface MetaState<T> {
   data: T | null;
   error: string | null;
+  /** The HTTP status of a failed load (403: the roles do not grant the screen). */
+  status?: number;
 }
 
 function useMeta<T>(key: string | null, load: (key: string) => Promise<T>): MetaState<T> {
@@ -18,7 +21,9 @@ function useMeta<T>(key: string | null, load: (key: string) => Promise<T>): Meta
     let alive = true;
     load(key).then(
       (data) => alive && setState({ key, data, error: null }),
-      (err: unknown) => alive && setState({ key, data: null, error: err instanceof Error ? err.message : String(err) }),
+      (err: unknown) =>
+        alive &&
+        setState({ key, data: null, error: err instanceof Error ? err.message : String(err), status: err instanceof ApiError ? err.status : undefined }),
     );
     return () => {
       alive = false;
@@ -29,8 +34,8 @@ function useMeta<T>(key: string | null, load: (key: string) => Promise<T>): Meta
 }
 
 export function useScreenMeta(route: string) {
-  const { data, error } = useMeta<ScreenMeta>(route, engineApi.screen);
-  return { screen: data, error };
+  const { data, error, status } = useMeta<ScreenMeta>(route, engineApi.screen);
+  return { screen: data, error, status };
 }
 
 export function useViewMeta(name: string) {

@@ -2,7 +2,8 @@ import { useEffect, useState } from 'react';
 import { NavLink, useLocation } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import { Logo } from './Logo';
-import { MENU, groupForPath, isGroup, type MenuLink } from './menu';
+import { MENU, groupForPath, isGroup, withMetadataScreens, type MenuEntry, type MenuLink, type MenuScreen } from './menu';
+import { api } from '../api/client';
 
 interface SidebarProps {
   open: boolean;
@@ -13,12 +14,25 @@ export function Sidebar({ open, onNavigate }: SidebarProps) {
   const { t } = useTranslation();
   const { pathname } = useLocation();
   const [openGroup, setOpenGroup] = useState<string | null>(() => groupForPath(pathname));
+  const [menu, setMenu] = useState<MenuEntry[]>(MENU);
+
+  // Screens added in views.yaml with a `menu` entry join the menu once their list arrives.
+  useEffect(() => {
+    let alive = true;
+    api.getQuiet<MenuScreen[]>('/meta/screens').then(
+      (screens) => alive && setMenu(withMetadataScreens(screens)),
+      () => undefined, // the fixed menu stays
+    );
+    return () => {
+      alive = false;
+    };
+  }, []);
 
   // Follow navigation from elsewhere (avatar menu, links in screens) to the right group.
   useEffect(() => {
-    const group = groupForPath(pathname);
+    const group = groupForPath(pathname, menu);
     if (group) setOpenGroup(group);
-  }, [pathname]);
+  }, [pathname, menu]);
 
   const link = (item: MenuLink, nested: boolean) => (
     <li key={item.path}>
@@ -41,7 +55,7 @@ export function Sidebar({ open, onNavigate }: SidebarProps) {
       </div>
       <nav aria-label={t('shell.mainNavigation')} data-testid="sidebar-menu">
         <ul className="sidebar__menu">
-          {MENU.map((entry) => {
+          {menu.map((entry) => {
             if (!isGroup(entry)) return link(entry, false);
             const expanded = openGroup === entry.id;
             const panelId = `menu-group-${entry.id}`;

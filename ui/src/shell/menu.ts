@@ -58,11 +58,38 @@ const GROUP_PREFIXES: Record<string, string[]> = {
 };
 
 /** The group holding the route, so the sidebar can open it; null for top-level routes. */
-export function groupForPath(pathname: string): string | null {
-  for (const entry of MENU) {
+export function groupForPath(pathname: string, menu: MenuEntry[] = MENU): string | null {
+  for (const entry of menu) {
     if (!isGroup(entry)) continue;
     if (entry.items.some((item) => pathname === item.path)) return entry.id;
     if ((GROUP_PREFIXES[entry.id] ?? []).some((prefix) => pathname.startsWith(prefix))) return entry.id;
   }
   return null;
+}
+
+/** A metadata screen that asks for a menu entry (views.yaml `screens.<route>.menu`). */
+export interface MenuScreen {
+  route: string;
+  title: string;
+  menu?: { group: 'main' | 'settings' | 'administration'; icon: string };
+}
+
+/**
+ * The menu with the metadata screens that have no fixed entry added to their group, so a
+ * screen added in YAML is reachable without a code change.
+ */
+export function withMetadataScreens(screens: MenuScreen[]): MenuEntry[] {
+  const fixed = new Set<string>();
+  for (const entry of MENU) {
+    for (const item of isGroup(entry) ? entry.items : [entry]) fixed.add(item.path);
+  }
+  const extra = screens.filter((s) => s.menu && !fixed.has(`/dashboard/${s.route}`));
+  if (extra.length === 0) return MENU;
+  const link = (s: MenuScreen): MenuLink => ({ path: `/dashboard/screens/${s.route}`, labelKey: s.title, icon: s.menu?.icon ?? 'pi-table' });
+  const main = extra.filter((s) => s.menu?.group === 'main').map(link);
+  const menu = MENU.map((entry) =>
+    isGroup(entry) ? { ...entry, items: [...entry.items, ...extra.filter((s) => s.menu?.group === entry.id).map(link)] } : entry,
+  );
+  const firstGroup = menu.findIndex(isGroup);
+  return [...menu.slice(0, firstGroup), ...main, ...menu.slice(firstGroup)];
 }

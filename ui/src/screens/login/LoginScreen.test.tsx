@@ -70,7 +70,8 @@ describe('sign-in screen', () => {
     expect(JSON.parse(localStorage.getItem('screenIds')!)).toEqual([1, 3]);
     expect(JSON.parse(localStorage.getItem('userRoles')!)).toEqual([{ id: 2, roleName: 'Finance' }]);
     expect(localStorage.getItem('defaultLang')).toBe('"sv"');
-    expect((await screen.findByTestId('screen-title')).textContent).toBe('Användarlista');
+    // The list screen loads lazily; the sign-in form stays up until it is ready.
+    await waitFor(() => expect(screen.getByTestId('screen-title').textContent).toBe('Användarlista'), { timeout: 5000 });
   });
 
   it("shows the server's error message", async () => {
