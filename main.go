@@ -28,6 +28,7 @@ import (
 	"ledgerdesk/engine"
 	"ledgerdesk/internal/bench"
 	"ledgerdesk/migrations"
+	"ledgerdesk/screens/imports"
 	"ledgerdesk/server"
 	"ledgerdesk/ui"
 )
@@ -35,10 +36,11 @@ import (
 // version is set at build time: -ldflags "-X main.version=...".
 var version = "dev"
 
-// embeddedMetadata is the copy of views.yaml and forms/ compiled in, used
+// embeddedMetadata is the copy of views.yaml, forms/ and imports/ (file
+// layouts) compiled in, used
 // when METADATA_DIR is unset and the working directory has no views.yaml.
 //
-//go:embed views.yaml forms
+//go:embed views.yaml forms imports
 var embeddedMetadata embed.FS
 
 const usage = `usage: ledgerdesk <command>
@@ -159,7 +161,12 @@ func check(ctx context.Context, cfg server.Config, log *slog.Logger, meta fs.FS,
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "metadata (%s): %d views, %d forms: ok\n", metaFrom, len(md.Views), len(md.Forms))
+	fmt.Fprintf(stdout, "metadata (%s): %d views, %d forms, %d screens: ok\n", metaFrom, len(md.Views), len(md.Forms), len(md.Screens))
+	layouts, err := imports.LoadDescriptors(meta)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "import layouts: %d: ok\n", len(layouts))
 	db, err := server.OpenDatabase(ctx, cfg, log)
 	if err != nil {
 		return err

@@ -16,11 +16,14 @@ import (
 	"github.com/gofiber/fiber/v3"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"ledgerdesk/engine"
 	"ledgerdesk/internal/pgtest"
 	"ledgerdesk/internal/smtptest"
 	"ledgerdesk/screens/identity"
+	"ledgerdesk/screens/imports"
 	"ledgerdesk/screens/mail"
 	"ledgerdesk/screens/rates"
 )
@@ -35,6 +38,7 @@ type world struct {
 	smtp   *smtptest.Server
 	sender *mail.Sender
 	ident  *identity.Service
+	imp    *imports.Service
 }
 
 func newWorld(t *testing.T) *world {
@@ -54,9 +58,15 @@ func newWorld(t *testing.T) *world {
 	}
 	down := httptest.NewServer(http.NotFoundHandler())
 	down.Close() // a rate feed that is down
+	importer := imports.NewService(pool, nil, cfg.UploadMaxBytes, log)
+	queue, err := river.NewClient(riverpgxv5.New(pool), &river.Config{}) // insert-only: jobs are not run here
+	if err != nil {
+		t.Fatal(err)
+	}
+	importer.SetQueue(queue)
 	app := New(Deps{Config: cfg, Pool: pool, Log: log, Version: "test", Identity: ident, Engine: repoEngine(t, pool),
-		Rates: &rates.Syncer{Pool: pool, URL: down.URL, Log: log}})
-	return &world{t: t, app: app, pool: pool, smtp: smtp, sender: sender, ident: ident}
+		Rates: &rates.Syncer{Pool: pool, URL: down.URL, Log: log}, Imports: importer})
+	return &world{t: t, app: app, pool: pool, smtp: smtp, sender: sender, ident: ident, imp: importer}
 }
 
 // do calls the API with an optional token and a JSON body (a string or a value).
@@ -193,7 +203,11 @@ func TestPermissionMatrix(t *testing.T) {
 		{"GET", "/api/ConfigSettings/GetNothing", nil, [5]int{404, 403, 403, 403, 401}},
 		{"DELETE", "/api/TransactionProviders/999999", nil, [5]int{404, 403, 403, 403, 401}},
 		{"POST", "/api/CurrencyExchangeRate/sync", nil, [5]int{503, 403, 403, 403, 401}},
-		{"POST", "/api/bank/reprocess", nil, [5]int{503, 403, 403, 403, 401}},
+		{"POST", "/api/bank/reprocess", nil, [5]int{200, 403, 403, 403, 401}},
+		{"GET", "/api/imports/layouts", nil, [5]int{200, 403, 403, 403, 401}},
+		{"GET", "/api/imports", nil, [5]int{200, 403, 403, 403, 401}},
+		{"GET", "/api/imports/999999", nil, [5]int{404, 403, 403, 403, 401}},
+		{"POST", "/api/imports", "{}", [5]int{400, 403, 403, 403, 401}},
 		{"POST", "/api/no-such-thing/1", nil, [5]int{404, 404, 404, 404, 404}},
 	}
 	for _, tt := range tests {

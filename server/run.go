@@ -13,12 +13,16 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v3"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"ledgerdesk/engine"
 	"ledgerdesk/internal/pgcluster"
 	"ledgerdesk/migrations"
 	"ledgerdesk/screens/identity"
+	"ledgerdesk/screens/imports"
 	"ledgerdesk/screens/mail"
 	"ledgerdesk/screens/rates"
 )
@@ -149,8 +153,26 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 		}
 	}
 
+	layouts, err := imports.LoadDescriptors(opt.Metadata)
+	if err != nil {
+		return err
+	}
+	importer := imports.NewService(db.Pool, layouts, cfg.UploadMaxBytes, log)
+	queue, err := startQueue(ctx, db.Pool, importer, log)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := queue.Stop(sctx); err != nil {
+			log.Warn("job queue stop", "err", err)
+		}
+	}()
+	importer.SetQueue(queue)
+
 	app := New(Deps{Config: cfg, Pool: db.Pool, Log: log, UI: opt.UI, Version: opt.Version, Identity: ident, Engine: eng,
-		Rates: &rates.Syncer{Pool: db.Pool, URL: cfg.RatesURL, Log: log}})
+		Rates: &rates.Syncer{Pool: db.Pool, URL: cfg.RatesURL, Log: log}, Imports: importer})
 
 	serveErr := make(chan error, 1)
 	go func() {
@@ -185,6 +207,27 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 		log.Warn("shutdown", "err", err)
 	}
 	return nil
+}
+
+// startQueue starts the job queue (riverqueue/river on PostgreSQL) with the
+// product's workers: every instance takes jobs, so long work neither blocks
+// a request nor dies with it.
+func startQueue(ctx context.Context, pool *pgxpool.Pool, importer *imports.Service, log *slog.Logger) (*river.Client[pgx.Tx], error) {
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &imports.ImportWorker{Service: importer})
+	river.AddWorker(workers, &imports.ReprocessWorker{Pool: pool, Log: log})
+	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
+		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 2}},
+		Workers: workers,
+		Logger:  log.With("component", "jobs"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("job queue: %w", err)
+	}
+	if err := client.Start(context.WithoutCancel(ctx)); err != nil {
+		return nil, fmt.Errorf("job queue: %w", err)
+	}
+	return client, nil
 }
 
 // openReadPool connects to READ_DATABASE_URL when it is set (grids, exports

@@ -3,7 +3,6 @@ package server
 import (
 	"github.com/gofiber/fiber/v3"
 
-	"ledgerdesk/engine"
 	"ledgerdesk/screens/rates"
 )
 
@@ -14,14 +13,13 @@ const (
 )
 
 // screenHandlers are the hand-written calls of metadata screens (their
-// action buttons): exchange-rate sync and bank reprocessing.
+// action buttons): exchange-rate sync.
 type screenHandlers struct {
 	rates *rates.Syncer
 }
 
 func (h *screenHandlers) mount(r fiber.Router, auth fiber.Handler) {
 	r.Post("/CurrencyExchangeRate/sync", auth, screen(screenExchangeRates), h.syncRates)
-	r.Post("/bank/reprocess", auth, screen(screenProcessedBank), h.reprocess)
 }
 
 func (h *screenHandlers) syncRates(c fiber.Ctx) error {
@@ -30,10 +28,4 @@ func (h *screenHandlers) syncRates(c fiber.Ctx) error {
 		return err
 	}
 	return ok(c, res)
-}
-
-// reprocess answers honestly until bank-file import and processing exist.
-func (h *screenHandlers) reprocess(c fiber.Ctx) error {
-	return &engine.Error{Code: engine.CodeUnavailable,
-		Message: "Reprocessing is not available yet: bank files cannot be imported in this version."}
 }

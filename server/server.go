@@ -19,6 +19,7 @@ import (
 	"ledgerdesk/engine"
 	"ledgerdesk/migrations"
 	"ledgerdesk/screens/identity"
+	"ledgerdesk/screens/imports"
 	"ledgerdesk/screens/rates"
 )
 
@@ -31,6 +32,7 @@ type Deps struct {
 	Identity *identity.Service
 	Engine   *engine.Engine
 	Rates    *rates.Syncer
+	Imports  *imports.Service
 	Version  string
 	Now      func() time.Time
 }
@@ -46,7 +48,7 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 	}
 	app := fiber.New(fiber.Config{
 		AppName:      "Ledgerdesk",
-		BodyLimit:    d.Config.BodyLimitBytes,
+		BodyLimit:    int(max(int64(d.Config.BodyLimitBytes), d.Config.UploadMaxBytes+1<<20)),
 		ReadTimeout:  30 * time.Second,
 		WriteTimeout: 5 * time.Minute, // exports stream for a while
 		IdleTimeout:  2 * time.Minute,
@@ -59,6 +61,7 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 		StackTraceHandler: logPanic(d.Log),
 	}))
 	app.Use(securityHeaders)
+	app.Use(limitBodies(d.Config.BodyLimitBytes))
 
 	api := app.Group("/api")
 	api.Get("/health", health(d))
@@ -67,6 +70,7 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 	grids := &gridHandlers{engine: d.Engine, log: d.Log, dateFormat: ids.dateFormat}
 	grids.mount(api, ids.authenticate)
 	(&screenHandlers{rates: d.Rates}).mount(api, ids.authenticate)
+	(&importHandlers{imports: d.Imports}).mount(api, ids.authenticate)
 	if extra != nil {
 		extra(api)
 	}

@@ -1,0 +1,569 @@
+package imports
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"ledgerdesk/engine"
+)
+
+// File is an import as the API shows it.
+type File struct {
+	ImportID        int64      `json:"importId"`
+	Kind            Kind       `json:"kind"`
+	FileName        string     `json:"fileName"`
+	Format          string     `json:"format"`
+	Layout          string     `json:"layout"`
+	Status          string     `json:"status"` // queued, running, succeeded, failed
+	RowsRead        int        `json:"rowsRead"`
+	RowsLoaded      int        `json:"rowsLoaded"`
+	RowsOverlap     int        `json:"rowsOverlap"` // rows already present (same natural key), not loaded again
+	Error           *string    `json:"error"`
+	RowErrors       []RowError `json:"rowErrors"`
+	ExtractionLogID *int64     `json:"extractionLogId"`
+	CreatedOn       time.Time  `json:"createdOn"`
+	CreatedBy       string     `json:"createdBy"`
+	StartedOn       *time.Time `json:"startedOn"`
+	FinishedOn      *time.Time `json:"finishedOn"`
+}
+
+// Layout is a file layout the server knows, for the import screen.
+type Layout struct {
+	Name        string `json:"name"`
+	Kind        Kind   `json:"kind"`
+	Format      string `json:"format"`
+	Description string `json:"description"`
+}
+
+// Service accepts uploads, queues them as jobs and loads them.
+type Service struct {
+	pool        *pgxpool.Pool
+	queue       *river.Client[pgx.Tx]
+	descriptors map[string]*Descriptor
+	limits      Limits
+	log         *slog.Logger
+	now         func() time.Time
+}
+
+// NewService returns the import service. descriptors are the layouts of
+// METADATA_DIR/imports (the default layouts are always there as well).
+func NewService(pool *pgxpool.Pool, descriptors map[string]*Descriptor, maxBytes int64, log *slog.Logger) *Service {
+	lim := DefaultLimits
+	if maxBytes > 0 {
+		lim.MaxBytes = maxBytes
+	}
+	all := map[string]*Descriptor{}
+	for _, k := range Kinds {
+		for _, f := range Formats(k) {
+			d, _ := DefaultDescriptor(k, f)
+			all[d.Name] = d
+		}
+	}
+	for name, d := range descriptors {
+		all[name] = d
+	}
+	return &Service{pool: pool, descriptors: all, limits: lim, log: log, now: time.Now}
+}
+
+// SetQueue gives the service the job queue (made after the service, because
+// the queue's workers need the service).
+func (s *Service) SetQueue(q *river.Client[pgx.Tx]) { s.queue = q }
+
+// Layouts lists the known layouts, by kind then name.
+func (s *Service) Layouts() []Layout {
+	out := make([]Layout, 0, len(s.descriptors))
+	for _, d := range s.descriptors {
+		out = append(out, Layout{Name: d.Name, Kind: d.Kind, Format: d.Format, Description: d.Description})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Kind != out[j].Kind {
+			return out[i].Kind < out[j].Kind
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// Upload is one file a user sends.
+type Upload struct {
+	Kind     Kind
+	Layout   string // optional descriptor name; default: detected from the content
+	FileName string
+	Content  []byte
+}
+
+// Submit checks an upload (kind, size, content against the kind and layout,
+// not imported before), stores it and queues its import job, in one
+// transaction. It answers at once; the job loads the rows.
+func (s *Service) Submit(ctx context.Context, u Upload) (*File, error) {
+	if !u.Kind.Valid() {
+		return nil, engine.Invalid("kind", "kind must be bank, transaction, settlement or ticket, got %q.", u.Kind)
+	}
+	name := strings.TrimSpace(u.FileName)
+	if name == "" || len(name) > 255 || strings.ContainsAny(name, "/\\\x00") {
+		return nil, engine.Invalid("file", "The file needs a plain name of at most 255 characters.")
+	}
+	if len(u.Content) == 0 {
+		return nil, engine.Invalid("file", "%s is empty.", name)
+	}
+	if int64(len(u.Content)) > s.limits.MaxBytes {
+		return nil, &engine.Error{Code: engine.CodeTooLarge, Field: "file", Message: fmt.Sprintf("%s is larger than the %d MB limit.", name, s.limits.MaxBytes>>20)}
+	}
+	head := u.Content[:min(len(u.Content), SniffBytes)]
+	format, err := Detect(u.Kind, name, head)
+	if err != nil {
+		return nil, err
+	}
+	var d *Descriptor
+	if u.Layout != "" {
+		if d = s.descriptors[u.Layout]; d == nil {
+			return nil, engine.Invalid("layout", "Unknown layout %q.", u.Layout)
+		}
+		if d.Kind != u.Kind {
+			return nil, engine.Invalid("layout", "The layout %s is for %s files, not %s files.", d.Name, d.Kind, u.Kind)
+		}
+		if d.Format != format {
+			return nil, engine.Invalid("file", "%s is a %s file, but the layout %s reads %s.", name, format, d.Name, d.Format)
+		}
+	} else if d, err = DefaultDescriptor(u.Kind, format); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(u.Content)
+	hash := hex.EncodeToString(sum[:])
+	actor := engine.ActorFrom(ctx).Username
+
+	var id int64
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if dup := duplicateOf(ctx, tx, u.Kind, hash); dup != nil {
+			return dup
+		}
+		err := tx.QueryRow(ctx, `insert into import_file (kind, file_name, format, descriptor, sha256, size_bytes, content, created_by, created_on)
+			values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning id`,
+			u.Kind, name, format, d.Name, hash, len(u.Content), u.Content, actor, s.now()).Scan(&id)
+		if engine.ErrorCode(err) == engine.CodeConflict { // a concurrent upload of the same content won
+			if dup := duplicateOf(ctx, tx, u.Kind, hash); dup != nil {
+				return dup
+			}
+		}
+		if err != nil {
+			return err
+		}
+		if s.queue == nil {
+			return errors.New("the job queue is not running")
+		}
+		if _, err := s.queue.InsertTx(ctx, tx, ImportArgs{ImportID: id}, nil); err != nil {
+			return err
+		}
+		return engine.Audit(ctx, tx, engine.AuditEntry{Action: "import.submit", Entity: "import_file", EntityID: fmt.Sprint(id),
+			After: map[string]any{"kind": u.Kind, "fileName": name, "format": format, "layout": d.Name, "sha256": hash}})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("import %s: %w", name, engine.TranslatePG(err))
+	}
+	return s.Get(ctx, id)
+}
+
+func duplicateOf(ctx context.Context, tx pgx.Tx, kind Kind, hash string) error {
+	var id int64
+	var when time.Time
+	var name string
+	err := tx.QueryRow(ctx, `select id, created_on, file_name from import_file where kind = $1 and sha256 = $2 and status <> 'failed' order by id limit 1`,
+		kind, hash).Scan(&id, &when, &name)
+	if err != nil {
+		return nil
+	}
+	return engine.Conflict("This file was already imported on %s as import #%d (%s); importing the same content again would add nothing.",
+		when.UTC().Format("2006-01-02 15:04 UTC"), id, name)
+}
+
+const fileColumns = `id, kind, file_name, format, descriptor, status, rows_read, rows_loaded, rows_overlap, error, row_errors,
+	extraction_log_id, created_on, created_by, started_on, finished_on`
+
+func scanFile(row pgx.Row) (*File, error) {
+	var f File
+	var rowErrors []byte
+	err := row.Scan(&f.ImportID, &f.Kind, &f.FileName, &f.Format, &f.Layout, &f.Status, &f.RowsRead, &f.RowsLoaded, &f.RowsOverlap,
+		&f.Error, &rowErrors, &f.ExtractionLogID, &f.CreatedOn, &f.CreatedBy, &f.StartedOn, &f.FinishedOn)
+	if err != nil {
+		return nil, err
+	}
+	if len(rowErrors) > 0 {
+		json.Unmarshal(rowErrors, &f.RowErrors)
+	}
+	return &f, nil
+}
+
+// Get returns one import with its progress.
+func (s *Service) Get(ctx context.Context, id int64) (*File, error) {
+	f, err := scanFile(s.pool.QueryRow(ctx, `select `+fileColumns+` from import_file where id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, engine.NotFound("Import %d not found.", id)
+	}
+	return f, err
+}
+
+// Recent lists the newest imports (without their row errors).
+func (s *Service) Recent(ctx context.Context, limit int) ([]*File, error) {
+	rows, err := s.pool.Query(ctx, `select `+fileColumns+` from import_file order by id desc limit $1`, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []*File{}
+	for rows.Next() {
+		f, err := scanFile(rows)
+		if err != nil {
+			return nil, err
+		}
+		f.RowErrors = nil
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+// target describes where the rows of a kind go.
+type target struct {
+	table   string
+	columns []string // in Fields(kind) order
+	key     func(v []any) string
+	module  string // extraction-log module
+}
+
+var targets = map[Kind]target{
+	Ticket: {"ticket", []string{"ticket_number", "trans_date", "payment_type", "country_code", "currency", "transaction_code", "sale_amount"},
+		func(v []any) string { return keyOf(v[0], v[5], v[1]) }, "Ticket"},
+	Transaction: {"card_transaction", []string{"client_unique_id", "processing_date", "provider_actor", "acquiring_bank", "payment_method", "currency", "transaction_amount", "transaction_type"},
+		func(v []any) string { return keyOf(v[2], v[0], v[7], v[1], v[6]) }, "Transaction"},
+	Settlement: {"settlement", []string{"payout_id", "client_unique_id", "settlement_date", "provider_actor", "acquirer_bank", "settlement_currency", "gross_amount", "fees", "settlement_net"},
+		func(v []any) string { return keyOf(v[3], v[0], v[1]) }, "Settlement"},
+	Bank: {"bank_booking", []string{"bank_account", "booked_date", "interest_date", "text", "amount_local", "currency", "bank_archive_reference", "number", "booked_balance_local_currency"},
+		func(v []any) string {
+			if v[6] != nil && v[6] != "" { // the bank's archive reference identifies a booking
+				return keyOf(v[0], v[6])
+			}
+			return keyOf(v[0], v[1], v[4], v[3], v[7])
+		}, "Bank"},
+}
+
+// keyOf joins the identifying fields of a row into its natural key.
+func keyOf(parts ...any) string {
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteByte('|')
+		}
+		switch x := p.(type) {
+		case nil:
+		case time.Time:
+			b.WriteString(x.Format("2006-01-02"))
+		default:
+			fmt.Fprint(&b, x)
+		}
+	}
+	return b.String()
+}
+
+// progressEvery is how often (rows) a running import reports rows read.
+const progressEvery = 5000
+
+// Run loads one queued import: parse, validate and COPY into a staging table
+// inside one transaction, then move the rows whose natural key is new into
+// the target and, for bank files, process them. A file with any bad row, or
+// a bad file, loads nothing. The outcome is written to the import and to one
+// extraction-log row either way. It returns an error only for failures worth
+// a retry (the database going away), never for bad content.
+func (s *Service) Run(ctx context.Context, id int64) error {
+	var kind Kind
+	var name, format, layout, actor string
+	var content []byte
+	err := s.pool.QueryRow(ctx, `update import_file set status = 'running', started_on = $2 where id = $1 and status in ('queued', 'running')
+		returning kind, file_name, format, descriptor, content, created_by`, id, s.now()).Scan(&kind, &name, &format, &layout, &content, &actor)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil // finished already (a retried job)
+	}
+	if err != nil {
+		return err
+	}
+	d := s.descriptors[layout]
+	if d == nil {
+		return s.finish(ctx, id, kind, name, actor, nil, 0, 0, engine.Invalid("layout", "%s: the layout %s no longer exists on the server.", name, layout))
+	}
+	t := targets[kind]
+	var sum Summary
+	var loaded, staged int
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// The staging table has the target's column types and no constraints:
+		// rows are checked by the parser, keys by the move below.
+		const stage = "import_stage"
+		cols := append(append([]string{}, t.columns...), "natural_key", "import_file_id")
+		if _, err := tx.Exec(ctx, fmt.Sprintf(`create temp table %s on commit drop as select %s from %s with no data`,
+			stage, strings.Join(cols, ", "), t.table)); err != nil {
+			return err
+		}
+		rows := make(chan []any, 1024)
+		parseCtx, stop := context.WithCancel(ctx)
+		defer stop()
+		parseErr := make(chan error, 1)
+		go func() {
+			defer close(rows)
+			var err error
+			sum, err = Parse(parseCtx, d, name, bytes.NewReader(content), s.limits, func(r Row) error {
+				vals, err := dbValues(kind, r.Values)
+				if err != nil {
+					return err
+				}
+				vals = append(vals, t.key(r.Values), id)
+				select {
+				case rows <- vals:
+				case <-parseCtx.Done():
+					return parseCtx.Err()
+				}
+				if (r.Line % progressEvery) == 0 {
+					s.pool.Exec(context.WithoutCancel(ctx), `update import_file set rows_read = $2 where id = $1`, id, r.Line)
+				}
+				return nil
+			})
+			parseErr <- err
+		}()
+		n, copyErr := tx.CopyFrom(ctx, pgx.Identifier{stage}, cols, &chanSource{ch: rows})
+		stop()
+		for range rows { // let the parser finish if COPY stopped early
+		}
+		if err := <-parseErr; err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+		if copyErr != nil {
+			return copyErr
+		}
+		staged = int(n)
+		if sum.ErrorCount > 0 {
+			return errRowErrors
+		}
+		if sum.RowsEmitted == 0 {
+			return engine.Invalid("file", "%s holds no data rows.", name)
+		}
+		colList := strings.Join(cols, ", ")
+		err := tx.QueryRow(ctx, fmt.Sprintf(`with moved as (insert into %s (%s) select %s from %s order by natural_key on conflict (natural_key) do nothing returning 1)
+			select count(*) from moved`, t.table, colList, colList, stage)).Scan(&loaded)
+		if err != nil {
+			return err
+		}
+		if kind == Bank {
+			if _, err := tx.Exec(ctx, `update bank_booking set file_name = $2, import_date_time = $3, created_by = $4 where import_file_id = $1`,
+				id, name, s.now(), actor); err != nil {
+				return err
+			}
+			if err := ProcessBank(ctx, tx, &id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errRowErrors):
+		first := sum.Errors[0]
+		err = engine.Invalid("file", "%s: %d rows are invalid, so nothing was loaded. The first: line %d, column %d: %s",
+			name, sum.ErrorCount, first.Line, first.Column, first.Message)
+	case err != nil && engine.ErrorCode(err) != engine.CodeInvalid:
+		var pe *engine.Error
+		if errors.As(engine.TranslatePG(err), &pe) && pe.Code != engine.CodeInternal {
+			err = engine.Invalid("file", "%s could not be loaded: %s", name, pe.Message)
+		} else if ctx.Err() == nil {
+			s.log.Error("import failed", "import", id, "err", err)
+			s.pool.Exec(context.WithoutCancel(ctx), `update import_file set status = 'queued' where id = $1`, id)
+			return err // let the job queue retry
+		}
+	}
+	return s.finish(ctx, id, kind, name, actor, &sum, loaded, staged-loaded, err)
+}
+
+var errRowErrors = errors.New("rows with errors")
+
+// finish records the outcome of an import and its extraction-log row.
+func (s *Service) finish(ctx context.Context, id int64, kind Kind, name, actor string, sum *Summary, loaded, overlap int, failure error) error {
+	ctx = context.WithoutCancel(ctx)
+	status, logStatus := "succeeded", "Success"
+	var errText *string
+	var rowErrors []byte
+	read := 0
+	if sum != nil {
+		read = sum.RowsRead
+		if len(sum.Errors) > 0 {
+			rowErrors, _ = json.Marshal(sum.Errors)
+		}
+	}
+	description := fmt.Sprintf("%s: %d rows read, %d loaded", name, read, loaded)
+	if overlap > 0 {
+		description += fmt.Sprintf(", %d already present", overlap)
+	}
+	if failure != nil {
+		status, logStatus, loaded = "failed", "Failed", 0
+		msg := failure.Error()
+		var pe *engine.Error
+		if errors.As(failure, &pe) {
+			msg = pe.Message
+		}
+		errText = &msg
+		description = fmt.Sprintf("%s: %d rows read, nothing loaded", name, read)
+	}
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var logID int64
+		if err := tx.QueryRow(ctx, `insert into extraction_log (module, description, status, error_description, created_by) values ($1, $2, $3, $4, $5) returning id`,
+			targets[kind].module, description, logStatus, errText, actor).Scan(&logID); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `update import_file set status = $2, rows_read = $3, rows_loaded = $4, rows_overlap = $5, error = $6, row_errors = $7,
+			extraction_log_id = $8, finished_on = $9, content = null where id = $1`,
+			id, status, read, loaded, overlap, errText, rowErrors, logID, s.now())
+		return err
+	})
+}
+
+// dbValues turns parsed values into what COPY writes: decimals as numerics.
+func dbValues(kind Kind, vals []any) ([]any, error) {
+	out := make([]any, len(vals))
+	for i, f := range Fields(kind) {
+		v := vals[i]
+		if f.Type == TypeDecimal && v != nil {
+			var n pgtype.Numeric
+			if err := n.Scan(v.(string)); err != nil {
+				return nil, err
+			}
+			v = n
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// chanSource feeds COPY from the parser's channel.
+type chanSource struct {
+	ch  <-chan []any
+	cur []any
+}
+
+func (c *chanSource) Next() bool {
+	var ok bool
+	c.cur, ok = <-c.ch
+	return ok
+}
+func (c *chanSource) Values() ([]any, error) { return c.cur, nil }
+func (c *chanSource) Err() error             { return nil }
+
+// ProcessBank enriches bank bookings into the processed bank-final record:
+// in/out by sign; actor, recon mapping, provider and the distribution flags
+// from the first transaction provider (by priority) whose recon mapping
+// occurs in the booking text; the USD rate of the booking currency on the
+// booked date, else the latest earlier one, and the amounts in USD. Manual
+// overrides stay: a row edited by hand keeps its exchange rate and USD
+// amount, and the manual provider, creditor and comments are never touched.
+// importID limits it to one file; nil processes every booking (reprocess).
+func ProcessBank(ctx context.Context, tx pgx.Tx, importID *int64) error {
+	_, err := tx.Exec(ctx, `
+		update bank_booking b set
+			in_or_out = case when b.amount_local >= 0 then 'IN' else 'OUT' end,
+			actor = p.trans, recon_mapping = p.recon_mapping, provider = p.providers,
+			dist_rvn_settle = p.distr_rvn_settle, distr_driver = p.distr_driver, affects_balance = p.affects_balance,
+			reconcile_local_currency = b.currency,
+			reco_amount_in_local_currency = b.amount_local,
+			exchange_rate = case when b.is_modified and b.exchange_rate is not null then b.exchange_rate else r.usd end,
+			amount_usd = case when b.is_modified and b.amount_usd is not null then b.amount_usd else round(b.amount_local * r.usd, 2) end,
+			in_usd = case when b.amount_local >= 0 then coalesce(case when b.is_modified then b.amount_usd end, round(b.amount_local * r.usd, 2)) end,
+			out_usd = case when b.amount_local < 0 then coalesce(case when b.is_modified then b.amount_usd end, round(b.amount_local * r.usd, 2)) end,
+			status = 'Processed'
+		from bank_booking src
+		left join lateral (
+			select tp.trans, tp.recon_mapping, tp.providers, tp.distr_rvn_settle, tp.distr_driver, tp.affects_balance
+			from transaction_provider tp
+			where tp.recon_mapping is not null and tp.recon_mapping <> '' and src.text ilike '%' || tp.recon_mapping || '%'
+			order by tp.priority nulls last, tp.id limit 1) p on true
+		left join lateral (
+			select cer.usd from currency_exchange_rate cer
+			where cer.code = src.currency and cer.exchange_rate_on <= src.booked_date
+			order by cer.exchange_rate_on desc limit 1) r on true
+		where b.id = src.id and ($1::bigint is null or src.import_file_id = $1)`, importID)
+	return err
+}
+
+// ImportArgs is the job that loads one import.
+type ImportArgs struct {
+	ImportID int64 `json:"importId"`
+}
+
+// Kind names the job for the queue.
+func (ImportArgs) Kind() string { return "import_file" }
+
+// InsertOpts: a few tries, for a database that goes away mid-load.
+func (ImportArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 3} }
+
+// ImportWorker runs import jobs.
+type ImportWorker struct {
+	river.WorkerDefaults[ImportArgs]
+	Service *Service
+}
+
+// Work loads the import.
+func (w *ImportWorker) Work(ctx context.Context, job *river.Job[ImportArgs]) error {
+	return w.Service.Run(ctx, job.Args.ImportID)
+}
+
+// Timeout: a million-row file takes a while.
+func (w *ImportWorker) Timeout(*river.Job[ImportArgs]) time.Duration { return 30 * time.Minute }
+
+// ReprocessArgs is the job that processes every bank booking again.
+type ReprocessArgs struct{}
+
+// Kind names the job for the queue.
+func (ReprocessArgs) Kind() string { return "bank_reprocess" }
+
+// ReprocessWorker runs reprocess jobs.
+type ReprocessWorker struct {
+	river.WorkerDefaults[ReprocessArgs]
+	Pool *pgxpool.Pool
+	Log  *slog.Logger
+}
+
+// Work processes every booking in one transaction and logs it.
+func (w *ReprocessWorker) Work(ctx context.Context, job *river.Job[ReprocessArgs]) error {
+	start := time.Now()
+	err := pgx.BeginFunc(ctx, w.Pool, func(tx pgx.Tx) error {
+		if err := ProcessBank(ctx, tx, nil); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `insert into extraction_log (module, description, status, created_by) values ('Bank', 'Reprocessing of all bank bookings', 'Success', 'system')`)
+		return err
+	})
+	if err == nil {
+		w.Log.Info("bank bookings reprocessed", "took", time.Since(start))
+	}
+	return err
+}
+
+// Reprocess queues the reprocessing of every bank booking.
+func (s *Service) Reprocess(ctx context.Context) (int64, error) {
+	if s.queue == nil {
+		return 0, errors.New("the job queue is not running")
+	}
+	res, err := s.queue.Insert(ctx, ReprocessArgs{}, nil)
+	if err != nil {
+		return 0, err
+	}
+	if err := engine.Audit(ctx, s.pool, engine.AuditEntry{Action: "bank.reprocess", Entity: "bank_booking", EntityID: fmt.Sprint(res.Job.ID)}); err != nil {
+		return 0, err
+	}
+	return res.Job.ID, nil
+}

@@ -1,0 +1,271 @@
+package imports
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"ledgerdesk/engine"
+	"ledgerdesk/internal/pgtest"
+)
+
+// loader is the import service on a fresh database with an insert-only job
+// queue: the tests run each job themselves with Run.
+type loader struct {
+	s    *Service
+	pool *pgxpool.Pool
+	ctx  context.Context
+}
+
+func newLoader(t *testing.T) *loader {
+	t.Helper()
+	pool := pgtest.New(t)
+	layouts, err := LoadDescriptors(os.DirFS("../.."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewService(pool, layouts, 0, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	q, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetQueue(q)
+	ctx := engine.WithActor(context.Background(), &engine.Actor{Username: "loader-test"})
+	return &loader{s: s, pool: pool, ctx: ctx}
+}
+
+func (l *loader) file(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile("testdata/files/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// load submits and runs one import, returning its final state.
+func (l *loader) load(t *testing.T, kind Kind, name string, content []byte, layout string) *File {
+	t.Helper()
+	f, err := l.s.Submit(l.ctx, Upload{Kind: kind, FileName: name, Content: content, Layout: layout})
+	if err != nil {
+		t.Fatalf("submit %s: %v", name, err)
+	}
+	if f.Status != "queued" {
+		t.Fatalf("submitted status %s", f.Status)
+	}
+	var jobs int
+	l.pool.QueryRow(context.Background(), `select count(*) from river_job where kind = 'import_file' and (args->>'importId')::bigint = $1`, f.ImportID).Scan(&jobs)
+	if jobs != 1 {
+		t.Fatalf("%d jobs queued for import %d", jobs, f.ImportID)
+	}
+	if err := l.s.Run(l.ctx, f.ImportID); err != nil {
+		t.Fatalf("run %s: %v", name, err)
+	}
+	got, err := l.s.Get(l.ctx, f.ImportID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func (l *loader) count(t *testing.T, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := l.pool.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestLoadEveryKind(t *testing.T) {
+	l := newLoader(t)
+	tests := []struct {
+		kind         Kind
+		file, layout string
+		table        string
+		rows         int
+	}{
+		{Ticket, "ticket.csv", "", "ticket", 4},
+		{Ticket, "ticket.xlsx", "", "ticket", 0}, // same rows as the CSV: all already present
+		{Transaction, "transaction.csv", "", "card_transaction", 4},
+		{Settlement, "settlement.csv", "", "settlement", 3},
+		{Bank, "bank.csv", "", "bank_booking", 3},
+		{Bank, "camt053.xml", "", "bank_booking", -1},
+		{Bank, "mt940.sta", "", "bank_booking", -1},
+		{Bank, "nordic-bank.csv", "nordic-bank-sek", "bank_booking", -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			before := l.count(t, "select count(*) from "+tt.table)
+			f := l.load(t, tt.kind, tt.file, l.file(t, tt.file), tt.layout)
+			if f.Status != "succeeded" || f.Error != nil {
+				t.Fatalf("status %s error %v rowErrors %v", f.Status, deref(f.Error), f.RowErrors)
+			}
+			added := l.count(t, "select count(*) from "+tt.table) - before
+			if added != f.RowsLoaded || (tt.rows >= 0 && added != tt.rows) || f.RowsLoaded+f.RowsOverlap != f.RowsRead {
+				t.Errorf("read %d loaded %d overlap %d, table grew by %d (want %d)", f.RowsRead, f.RowsLoaded, f.RowsOverlap, added, tt.rows)
+			}
+			if tt.rows < 0 && added == 0 {
+				t.Error("nothing loaded")
+			}
+			var status, desc string
+			l.pool.QueryRow(context.Background(), `select status, description from extraction_log where id = $1`, f.ExtractionLogID).Scan(&status, &desc)
+			if status != "Success" || !strings.Contains(desc, tt.file) {
+				t.Errorf("extraction log %q %q", status, desc)
+			}
+			if l.count(t, `select count(*) from import_file where id = $1 and content is null`, f.ImportID) != 1 {
+				t.Error("the upload's content is kept after the import")
+			}
+		})
+	}
+}
+
+func TestSameFileTwice(t *testing.T) {
+	l := newLoader(t)
+	content := l.file(t, "bank.csv")
+	l.load(t, Bank, "bank.csv", content, "")
+	_, err := l.s.Submit(l.ctx, Upload{Kind: Bank, FileName: "again.csv", Content: content})
+	if engine.ErrorCode(err) != engine.CodeConflict || !strings.Contains(err.Error(), "already imported") {
+		t.Fatalf("second upload: %v", err)
+	}
+	// The same content as another kind is another import (and here the wrong kind).
+	if _, err := l.s.Submit(l.ctx, Upload{Kind: Ticket, FileName: "bank.csv", Content: content}); err != nil {
+		t.Fatalf("as tickets: %v", err)
+	}
+}
+
+func TestOverlapIsReportedNotDuplicated(t *testing.T) {
+	l := newLoader(t)
+	l.load(t, Bank, "bank.csv", l.file(t, "bank.csv"), "")
+	// A later statement repeating the first booking (same archive reference) and adding one.
+	later := "BankAccount,BookedDate,InterestDate,Text,AmountLocal,Currency,BankArchiveReference,Number,BookedBalanceLocalCurrency\n" +
+		"SE4550000000058398257466,2026-11-02,2026-11-02,NUVEI LIMITED PAYOUT 778899,25000.00,SEK,ARCH-0001,1,125000.00\n" +
+		"SE4550000000058398257466,2026-11-04,2026-11-04,Amex payout,900.00,SEK,ARCH-0004,4,\n"
+	f := l.load(t, Bank, "later.csv", []byte(later), "")
+	if f.Status != "succeeded" || f.RowsLoaded != 1 || f.RowsOverlap != 1 {
+		t.Fatalf("loaded %d overlap %d (%s)", f.RowsLoaded, f.RowsOverlap, f.Status)
+	}
+	if n := l.count(t, `select count(*) from bank_booking where bank_archive_reference = 'ARCH-0001'`); n != 1 {
+		t.Errorf("the repeated booking is stored %d times", n)
+	}
+}
+
+func TestBadFilesLoadNothing(t *testing.T) {
+	l := newLoader(t)
+	tests := []struct {
+		name    string
+		kind    Kind
+		content []byte
+		want    string
+		layout  string
+	}{
+		{"ticket_bad.csv", Ticket, l.file(t, "ticket_bad.csv"), "rows are invalid", ""},
+		{"transaction.csv", Ticket, l.file(t, "transaction.csv"), "transaction", ""},
+		{"camt053_truncated.xml", Bank, l.file(t, "camt053_truncated.xml"), "camt053_truncated.xml", ""},
+		{"header_only.csv", Ticket, l.file(t, "header_only.csv"), "no data rows", ""},
+		{"nuvei-transactions.csv", Transaction, l.file(t, "nuvei-transactions.csv"), `line 5, column 3: ProcessingDate: "31.11.2026"`, "nuvei-transactions"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := l.count(t, `select (select count(*) from ticket) + (select count(*) from bank_booking)`)
+			f := l.load(t, tt.kind, tt.name, tt.content, tt.layout)
+			if f.Status != "failed" || f.Error == nil || !strings.Contains(*f.Error, tt.want) || f.RowsLoaded != 0 {
+				t.Fatalf("status %s loaded %d error %q", f.Status, f.RowsLoaded, deref(f.Error))
+			}
+			if after := l.count(t, `select (select count(*) from ticket) + (select count(*) from bank_booking)`); after != before {
+				t.Errorf("a failed file loaded %d rows", after-before)
+			}
+			var status string
+			var errText *string
+			l.pool.QueryRow(context.Background(), `select status, error_description from extraction_log where id = $1`, f.ExtractionLogID).Scan(&status, &errText)
+			if status != "Failed" || errText == nil {
+				t.Errorf("extraction log %q %v", status, errText)
+			}
+		})
+	}
+	f, _ := l.s.Recent(l.ctx, 10)
+	if len(f) != 5 {
+		t.Fatalf("recent %d", len(f))
+	}
+	bad, _ := l.s.Get(l.ctx, f[4].ImportID) // the first: ticket_bad.csv
+	if len(bad.RowErrors) != 5 || bad.RowErrors[0].Line != 3 {
+		t.Errorf("row errors %+v", bad.RowErrors)
+	}
+	for _, u := range []Upload{
+		{Kind: "invoice", FileName: "x.csv", Content: []byte("a")},
+		{Kind: Bank, FileName: "empty.csv", Content: nil},
+		{Kind: Ticket, FileName: "camt053.xml", Content: l.file(t, "camt053.xml")},
+		{Kind: Bank, FileName: "bank.csv", Content: l.file(t, "bank.csv"), Layout: "nuvei-transactions"},
+		{Kind: Bank, FileName: "bank.csv", Content: l.file(t, "bank.csv"), Layout: "no-such-layout"},
+	} {
+		if _, err := l.s.Submit(l.ctx, u); engine.ErrorCode(err) != engine.CodeInvalid {
+			t.Errorf("%s as %s (%s): %v", u.FileName, u.Kind, u.Layout, err)
+		}
+	}
+}
+
+func TestBankProcessing(t *testing.T) {
+	l := newLoader(t)
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		if _, err := l.pool.Exec(context.Background(), sql, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec(`insert into transaction_provider (trans, providers, priority, recon_mapping, distr_rvn_settle, affects_balance) values
+		('Card', 'Nuvei', 1, 'NUVEI', 'Yes', 'Yes'), ('Card', 'Nuvei low', 9, 'NUVEI', 'No', 'No')`)
+	exec(`insert into currency_exchange_rate (exchange_rate_on, code, currency, usd) values
+		('2026-10-30', 'SEK', 'Swedish krona', 0.0950), ('2026-11-03', 'SEK', 'Swedish krona', 0.1000)`)
+	l.load(t, Bank, "bank.csv", l.file(t, "bank.csv"), "")
+	type row struct {
+		actor, provider, inOut, distr *string
+		rate, usd                     *float64
+	}
+	get := func(ref string) row {
+		var r row
+		l.pool.QueryRow(context.Background(), `select actor, provider, in_or_out, dist_rvn_settle, exchange_rate::float8, amount_usd::float8
+			from bank_booking where text ilike $1`, ref).Scan(&r.actor, &r.provider, &r.inOut, &r.distr, &r.rate, &r.usd)
+		return r
+	}
+	payout := get("NUVEI%")
+	if deref(payout.actor) != "Card" || deref(payout.provider) != "Nuvei" || deref(payout.inOut) != "IN" || deref(payout.distr) != "Yes" {
+		t.Errorf("actor mapping %v %v %v %v", deref(payout.actor), deref(payout.provider), deref(payout.inOut), deref(payout.distr))
+	}
+	if payout.rate == nil || *payout.rate != 0.095 || *payout.usd != 2375 { // booked 2 Nov: the rate of 30 Oct
+		t.Errorf("rate %v usd %v", payout.rate, payout.usd)
+	}
+	catering := get("Stockholm%")
+	if catering.actor != nil || deref(catering.inOut) != "OUT" || *catering.rate != 0.1 || *catering.usd != -340 {
+		t.Errorf("unmapped booking: %+v", catering)
+	}
+
+	// A manual rate survives reprocessing; the rest is recomputed.
+	exec(`update bank_booking set exchange_rate = 0.2, amount_usd = 5000, is_modified = true, comments = 'checked' where text ilike 'NUVEI%'`)
+	exec(`update currency_exchange_rate set usd = 0.0990 where exchange_rate_on = '2026-10-30'`)
+	err := pgx.BeginFunc(context.Background(), l.pool, func(tx pgx.Tx) error { return ProcessBank(context.Background(), tx, nil) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := get("NUVEI%"); *p.rate != 0.2 || *p.usd != 5000 {
+		t.Errorf("manual override lost: %v %v", *p.rate, *p.usd)
+	}
+	if a := get("Avgift%"); *a.rate != 0.099 {
+		t.Errorf("reprocessing did not pick up the corrected rate: %v", *a.rate)
+	}
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
