@@ -5,6 +5,7 @@
 //	ledgerdesk check     validate the configuration, the metadata and the database
 //	ledgerdesk outbox    show the newest messages waiting in the mail outbox
 //	ledgerdesk bench     measure grid pages and exports against their floors
+//	ledgerdesk demo      write (and with --load, import) the demo data set
 //	ledgerdesk version   print the version
 //
 // Configuration is environment variables only; see the README.
@@ -21,12 +22,14 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"ledgerdesk/engine"
 	"ledgerdesk/internal/bench"
+	"ledgerdesk/internal/demo"
 	"ledgerdesk/migrations"
 	"ledgerdesk/screens/imports"
 	"ledgerdesk/server"
@@ -51,6 +54,7 @@ commands:
   check     validate configuration, metadata and database, then exit
   outbox    show the newest messages in the mail outbox (-n count)
   bench     grid [-rows 2000000 -iterations 30 -clients 8] | export [-rows 100000]
+  demo      [-seed 1 -scale 1 -out DATA_DIR/demo] [--load [--if-empty]]: the demo files, imported with --load
   version   print the version
 
 Configuration comes from environment variables (see README.md).
@@ -90,6 +94,11 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	rows := fset.Int("rows", 0, "bench: rows to generate (grid 2000000, export 100000)")
 	iterations := fset.Int("iterations", 30, "bench grid: requests per case and client")
 	clients := fset.Int("clients", 8, "bench grid: concurrent clients")
+	seed := fset.Uint64("seed", 1, "demo: random seed (the same seed gives the same data)")
+	scale := fset.Int("scale", 1, "demo: tickets per day, provider and currency, in pairs")
+	out := fset.String("out", "", "demo: folder for the files (default DATA_DIR/demo)")
+	load := fset.Bool("load", false, "demo: import the files and the reference data")
+	ifEmpty := fset.Bool("if-empty", false, "demo --load: only into a database without imports")
 	if err := fset.Parse(args); err != nil {
 		return err
 	}
@@ -131,6 +140,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 		return check(ctx, cfg, log, meta, metaFrom, stdout)
 	case "outbox":
 		return outbox(ctx, cfg, log, *count, stdout)
+	case "demo":
+		return runDemo(ctx, cfg, log, meta, demo.Options{Seed: *seed, Scale: *scale}, *out, *load, *ifEmpty, stdout)
 	case "bench":
 		db, err := server.OpenDatabase(ctx, cfg, log)
 		if err != nil {
@@ -241,6 +252,56 @@ func metadataFS(cfg server.Config) (fs.FS, string, error) {
 		return nil, "", fmt.Errorf("views.yaml: %w", err)
 	}
 	return embeddedMetadata, "embedded", nil
+}
+
+// runDemo writes the demo files and, with load, imports them with the
+// reference data; ifEmpty skips a database that already has imports.
+func runDemo(ctx context.Context, cfg server.Config, log *slog.Logger, meta fs.FS, o demo.Options, out string, load, ifEmpty bool, stdout io.Writer) error {
+	if out == "" {
+		out = filepath.Join(cfg.DataDir, "demo")
+	}
+	set := demo.Generate(o)
+	files, err := demo.WriteFiles(set, out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "demo data written to %s: %d tickets, %d transactions, %d settlements, %d bank bookings in %d files\n",
+		out, len(set.Tickets), len(set.Transactions), len(set.Settlements), len(set.Bookings), len(files))
+	if !load {
+		return nil
+	}
+	db, err := server.OpenDatabase(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := migrations.Up(ctx, db.Pool, log); err != nil {
+		return err
+	}
+	if ifEmpty {
+		var n int
+		if err := db.Pool.QueryRow(ctx, `select count(*) from import_file`).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			fmt.Fprintln(stdout, "the database already has imports: demo data not loaded")
+			return nil
+		}
+	}
+	layouts, err := imports.LoadDescriptors(meta)
+	if err != nil {
+		return err
+	}
+	importer := imports.NewService(db.Pool, layouts, cfg.UploadMaxBytes, log)
+	dctx := engine.WithActor(ctx, &engine.Actor{Username: "demo"})
+	results, err := demo.Load(dctx, db.Pool, set, files, importer)
+	if err != nil {
+		return err
+	}
+	for _, r := range results {
+		fmt.Fprintf(stdout, "  %-32s %-10s %5d rows loaded\n", r.FileName, r.Status, r.RowsLoaded)
+	}
+	return nil
 }
 
 func orInt(v, def int) int {

@@ -110,6 +110,23 @@ type Upload struct {
 // not imported before), stores it and queues its import job, in one
 // transaction. It answers at once; the job loads the rows.
 func (s *Service) Submit(ctx context.Context, u Upload) (*File, error) {
+	return s.submit(ctx, u, true)
+}
+
+// ImportNow checks, stores and loads an upload in the calling goroutine, with
+// no job: for tools (the demo loader) that run without a queue.
+func (s *Service) ImportNow(ctx context.Context, u Upload) (*File, error) {
+	f, err := s.submit(ctx, u, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Run(ctx, f.ImportID); err != nil {
+		return nil, err
+	}
+	return s.Get(ctx, f.ImportID)
+}
+
+func (s *Service) submit(ctx context.Context, u Upload, enqueue bool) (*File, error) {
 	if !u.Kind.Valid() {
 		return nil, engine.Invalid("kind", "kind must be bank, transaction, settlement or ticket, got %q.", u.Kind)
 	}
@@ -162,11 +179,13 @@ func (s *Service) Submit(ctx context.Context, u Upload) (*File, error) {
 		if err != nil {
 			return err
 		}
-		if s.queue == nil {
-			return errors.New("the job queue is not running")
-		}
-		if _, err := s.queue.InsertTx(ctx, tx, ImportArgs{ImportID: id}, nil); err != nil {
-			return err
+		if enqueue {
+			if s.queue == nil {
+				return errors.New("the job queue is not running")
+			}
+			if _, err := s.queue.InsertTx(ctx, tx, ImportArgs{ImportID: id}, nil); err != nil {
+				return err
+			}
 		}
 		return engine.Audit(ctx, tx, engine.AuditEntry{Action: "import.submit", Entity: "import_file", EntityID: fmt.Sprint(id),
 			After: map[string]any{"kind": u.Kind, "fileName": name, "format": format, "layout": d.Name, "sha256": hash}})
