@@ -395,8 +395,12 @@ func (s *Service) Run(ctx context.Context, id int64) error {
 	switch {
 	case errors.Is(err, errRowErrors):
 		first := sum.Errors[0]
-		err = engine.Invalid("file", "%s: %d rows are invalid, so nothing was loaded. The first: line %d, column %d: %s",
-			name, sum.ErrorCount, first.Line, first.Column, first.Message)
+		rows := fmt.Sprintf("%d rows are", sum.ErrorCount)
+		if sum.ErrorCount == 1 {
+			rows = "1 row is"
+		}
+		err = engine.Invalid("file", "%s: %s invalid, so nothing was loaded. The first: line %d, column %d: %s",
+			name, rows, first.Line, first.Column, first.Message)
 	case err != nil && engine.ErrorCode(err) != engine.CodeInvalid:
 		var pe *engine.Error
 		if errors.As(engine.TranslatePG(err), &pe) && pe.Code != engine.CodeInternal {

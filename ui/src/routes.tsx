@@ -15,6 +15,7 @@ const AccessDeniedScreen = lazy(() => import('./screens/access-denied/AccessDeni
 const PlaceholderScreen = lazy(() => import('./screens/placeholder/PlaceholderScreen'));
 const UserFormScreen = lazy(() => import('./screens/users/UserFormScreen'));
 const RoleFormScreen = lazy(() => import('./screens/roles/RoleFormScreen'));
+const DataImportScreen = lazy(() => import('./screens/data-import/DataImportScreen'));
 const MetadataScreen = lazy(() => import('./engine/MetadataScreen'));
 const RoutedMetadataScreen = lazy(() => import('./engine/MetadataScreen').then((m) => ({ default: m.RoutedMetadataScreen })));
 
@@ -45,7 +46,7 @@ export const SCREEN_IDS = {
 
 export const DASHBOARD_ROUTES: DashboardRoute[] = [
   { path: 'home', screenId: SCREEN_IDS.home, titleKey: 'screens.home.title' },
-  { path: 'financialdocument', screenId: SCREEN_IDS.financialDocument, titleKey: 'screens.financialDocument.title' },
+  { path: 'financialdocument', screenId: SCREEN_IDS.financialDocument, titleKey: 'screens.financialDocument.title', element: <DataImportScreen /> },
   { path: 'userslist', screenId: SCREEN_IDS.usersList, titleKey: 'screens.usersList.title', element: <MetadataScreen route="userslist" titleKey="screens.usersList.title" /> },
   { path: 'users/add', screenId: SCREEN_IDS.userEdit, titleKey: 'screens.userAdd.title', element: <UserFormScreen /> },
   { path: 'users/edit/:id', screenId: SCREEN_IDS.userEdit, titleKey: 'screens.userEdit.title', element: <UserFormScreen /> },

@@ -19,6 +19,8 @@ export interface AppConfig {
   defaultDateFormat: string;
   pageSizes: number[];
   defaultPageSize: number;
+  /** The largest file the server accepts for an import (bytes); absent from older servers. */
+  uploadMaxBytes?: number;
 }
 
 export const CONFIG_URL = '/assets/app-config.json';

@@ -1,0 +1,61 @@
+/**
+ * Calls of the Data Import screen (DESIGN.md §4): file layouts, one multipart upload per
+ * file, the import job's state while it runs, and the recent imports. All quiet: the screen
+ * shows its own progress per file instead of the global loader.
+ */
+import { api, apiUpload } from './client';
+
+export const IMPORT_KINDS = ['bank', 'transaction', 'settlement', 'ticket'] as const;
+export type ImportKind = (typeof IMPORT_KINDS)[number];
+
+export type ImportStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+
+export interface ImportLayout {
+  name: string;
+  kind: ImportKind;
+  format: string;
+  description?: string;
+}
+
+export interface RowError {
+  line: number;
+  column?: number | null;
+  field?: string | null;
+  message: string;
+}
+
+export interface ImportFile {
+  importId: number;
+  kind: ImportKind;
+  fileName: string;
+  format?: string | null;
+  layout?: string | null;
+  status: ImportStatus;
+  rowsRead?: number | null;
+  rowsLoaded?: number | null;
+  rowsOverlap?: number | null;
+  error?: string | null;
+  rowErrors?: RowError[] | null;
+  extractionLogId?: number | null;
+  createdOn?: string | null;
+  createdBy?: string | null;
+  startedOn?: string | null;
+  finishedOn?: string | null;
+}
+
+export function isFinished(status: ImportStatus | undefined): boolean {
+  return status === 'succeeded' || status === 'failed';
+}
+
+export const importsApi = {
+  layouts: () => api.getQuiet<ImportLayout[] | null>('imports/layouts'),
+  recent: () => api.getQuiet<ImportFile[] | null>('imports'),
+  get: (id: number) => api.getQuiet<ImportFile>(`imports/${id}`),
+  upload: (kind: ImportKind, file: File, layout: string | null, onProgress?: (fraction: number) => void) => {
+    const form = new FormData();
+    form.append('kind', kind);
+    if (layout) form.append('layout', layout);
+    form.append('file', file, file.name);
+    return apiUpload<ImportFile>('imports', form, { onProgress });
+  },
+};

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import i18n from '../../i18n';
+import { extractionLogTab, formatBytes, rowErrorText } from './importFormat';
+
+describe('import helpers', () => {
+  it('maps kinds to the extraction-log tabs', () => {
+    expect(extractionLogTab('bank')).toBe('bankFiles');
+    expect(extractionLogTab('settlement')).toBe('settlementFiles');
+    expect(extractionLogTab('transaction')).toBe('transactionFiles');
+    expect(extractionLogTab('ticket')).toBeNull();
+  });
+
+  it('formats sizes in the UI language', () => {
+    expect(formatBytes(0, 'en')).toBe('0 B');
+    expect(formatBytes(1536, 'en')).toBe('1.5 KB');
+    expect(formatBytes(1536, 'sv')).toBe('1,5 KB');
+    expect(formatBytes(100 * 1024 * 1024, 'en')).toBe('100 MB');
+  });
+
+  it('writes row errors with the parts the server gave, in the UI language', async () => {
+    const t = i18n.t.bind(i18n);
+    expect(rowErrorText({ line: 2, column: 1, field: 'TicketNumber', message: 'bad' }, t)).toBe('line 2, column 1 (TicketNumber): bad');
+    expect(rowErrorText({ line: 7, message: 'short row' }, t)).toBe('line 7: short row');
+    // A message starting with the field name does not repeat it.
+    expect(rowErrorText({ line: 2, column: 1, field: 'TicketNumber', message: 'TicketNumber: "12" is too short' }, t)).toBe('line 2, column 1 (TicketNumber): "12" is too short');
+    await i18n.changeLanguage('sv');
+    expect(rowErrorText({ line: 2, column: 3, message: 'fel' }, i18n.t.bind(i18n))).toBe('rad 2, kolumn 3: fel');
+  });
+});

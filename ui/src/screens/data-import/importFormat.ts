@@ -1,0 +1,67 @@
+/**
+ * Pure helpers of the Data Import screen: sizes, row-error lines, and where an import's
+ * extraction-log row lives (the metadata screen dashboard/extraction-logs and its tab).
+ */
+import type { ImportKind, RowError } from '../../api/imports';
+
+/** The extraction-logs metadata screen keeps its open tab here (engine/MetadataScreen). */
+export const EXTRACTION_LOGS_TAB_KEY = 'ledgerdesk.screenTab.extraction-logs';
+export const EXTRACTION_LOGS_PATH = '/dashboard/extraction-logs';
+
+/** The tab of the extraction-logs screen that lists a kind's files; tickets have none. */
+export function extractionLogTab(kind: ImportKind): string | null {
+  switch (kind) {
+    case 'bank':
+      return 'bankFiles';
+    case 'settlement':
+      return 'settlementFiles';
+    case 'transaction':
+      return 'transactionFiles';
+    default:
+      return null;
+  }
+}
+
+/** Makes the extraction-logs screen open on the kind's tab (call right before navigating). */
+export function selectExtractionLogTab(kind: ImportKind): void {
+  const tab = extractionLogTab(kind);
+  if (!tab) return;
+  try {
+    sessionStorage.setItem(EXTRACTION_LOGS_TAB_KEY, tab);
+  } catch {
+    // storage blocked: the screen opens on its remembered or first tab
+  }
+}
+
+/** 1536 -> "1.5 KB", in the UI language's number format. */
+export function formatBytes(bytes: number, locale: string): string {
+  const units = ['B', 'KB', 'MB', 'GB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  const digits = unit === 0 || value >= 100 ? 0 : 1;
+  return `${new Intl.NumberFormat(locale, { maximumFractionDigits: digits }).format(value)} ${units[unit]}`;
+}
+
+export function formatCount(value: number | null | undefined, locale: string): string {
+  return value === null || value === undefined ? '' : new Intl.NumberFormat(locale).format(value);
+}
+
+/** How many row errors the screen lists; the rest are counted. */
+export const ROW_ERROR_LIMIT = 100;
+
+type Translate = (key: string, options?: Record<string, unknown>) => string;
+
+/** "line 2, column 1 (TicketNumber): ..." with the parts the server gave. */
+export function rowErrorText(error: RowError, t: Translate): string {
+  const parts = [t('imports.rowError.line', { line: error.line })];
+  if (error.column) parts.push(t('imports.rowError.column', { column: error.column }));
+  let where = parts.join(', ');
+  if (error.field) where += ` (${error.field})`;
+  // The server's message may start with the field name the line already shows.
+  const message = error.field && error.message.startsWith(`${error.field}: `) ? error.message.slice(error.field.length + 2) : error.message;
+  return `${where}: ${message}`;
+}
