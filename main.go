@@ -53,7 +53,7 @@ commands:
   migrate   apply pending database migrations and exit
   check     validate configuration, metadata and database, then exit
   outbox    show the newest messages in the mail outbox (-n count)
-  bench     grid [-rows 2000000 -iterations 30 -clients 8] | export [-rows 100000]
+  bench     grid [-rows 2000000 -iterations 30 -clients 8] | export [-rows 100000] | import [-rows 1000000]
   demo      [-seed 1 -scale 1 -out DATA_DIR/demo] [--load [--if-empty]]: the demo files, imported with --load
   version   print the version
 
@@ -83,7 +83,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	benchWhat := ""
 	if cmd == "bench" {
 		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-			return errors.New("bench: say what to measure: ledgerdesk bench grid, or ledgerdesk bench export")
+			return errors.New("bench: say what to measure: ledgerdesk bench grid, export or import")
 		}
 		benchWhat, args = args[0], args[1:]
 	}
@@ -157,8 +157,10 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 			return bench.Grid(ctx, db.URL, bench.GridOptions{Rows: orInt(*rows, 2_000_000), Iterations: *iterations, Clients: *clients}, stdout, md)
 		case "export":
 			return bench.Export(ctx, db.URL, orInt(*rows, 100_000), stdout)
+		case "import":
+			return bench.Import(ctx, db.URL, orInt(*rows, 1_000_000), stdout)
 		}
-		return fmt.Errorf("bench: unknown benchmark %q (grid or export)", benchWhat)
+		return fmt.Errorf("bench: unknown benchmark %q (grid, export or import)", benchWhat)
 	default:
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("unknown command %q", cmd)

@@ -170,11 +170,19 @@ func Generate(o Options) *Set {
 						continue
 					}
 					sd := tx.Date.AddDate(0, 0, 2)
-					fees := int64(math.Round(float64(abs(tx.Cents)) * p.FeeRate))
-					st := Settlement{PayoutID: fmt.Sprintf("PO-%s-%s-%s", p.Mapping, sd.Format("20060102"), cur), ClientID: tx.ClientID,
-						Provider: p.Name, Acquirer: p.Acquirer, Currency: cur, Date: sd, Gross: tx.Cents, Fees: fees, Net: tx.Cents - fees}
+					// Amex pays its GBP sales out in USD: the settlement carries
+					// the converted amounts (FX through the exchange-rate table).
+					payCur, gross := cur, tx.Cents
+					if p.Name == "Amex" && cur == "GBP" {
+						payCur = "USD"
+						gross = int64(math.Round(float64(tx.Cents) * Rate("GBP", o.Start, sd)))
+						s.Mix["settled in another currency (FX)"]++
+					}
+					fees := int64(math.Round(float64(abs(gross)) * p.FeeRate))
+					st := Settlement{PayoutID: fmt.Sprintf("PO-%s-%s-%s", p.Mapping, sd.Format("20060102"), payCur), ClientID: tx.ClientID,
+						Provider: p.Name, Acquirer: p.Acquirer, Currency: payCur, Date: sd, Gross: gross, Fees: fees, Net: gross - fees}
 					s.Settlements = append(s.Settlements, st)
-					k := payoutKey{p.Name, cur, sd}
+					k := payoutKey{p.Name, payCur, sd}
 					payouts[k] = append(payouts[k], st)
 				}
 			}

@@ -22,7 +22,7 @@ func TestGenerateIsDeterministic(t *testing.T) {
 		t.Fatal("another seed gave the same tickets")
 	}
 	for _, kind := range []string{"refunds", "ticket without transaction", "amount difference inside tolerance", "amount difference outside tolerance",
-		"date lag inside tolerance", "date lag outside tolerance", "transaction without settlement", "payout missing in the bank", "bank charges"} {
+		"date lag inside tolerance", "date lag outside tolerance", "transaction without settlement", "payout missing in the bank", "bank charges", "settled in another currency (FX)"} {
 		if a.Mix[kind] == 0 {
 			t.Errorf("the mix has no %q", kind)
 		}

@@ -358,6 +358,7 @@ func (s *Service) Run(ctx context.Context, id int64) error {
 			})
 			parseErr <- err
 		}()
+		copyStart := time.Now()
 		n, copyErr := tx.CopyFrom(ctx, pgx.Identifier{stage}, cols, &chanSource{ch: rows})
 		stop()
 		for range rows { // let the parser finish if COPY stopped early
@@ -375,12 +376,14 @@ func (s *Service) Run(ctx context.Context, id int64) error {
 		if sum.RowsEmitted == 0 {
 			return engine.Invalid("file", "%s holds no data rows.", name)
 		}
+		moveStart := time.Now()
 		colList := strings.Join(cols, ", ")
-		err := tx.QueryRow(ctx, fmt.Sprintf(`with moved as (insert into %s (%s) select %s from %s order by natural_key on conflict (natural_key) do nothing returning 1)
+		err := tx.QueryRow(ctx, fmt.Sprintf(`with moved as (insert into %s (%s) select %s from %s on conflict (natural_key) do nothing returning 1)
 			select count(*) from moved`, t.table, colList, colList, stage)).Scan(&loaded)
 		if err != nil {
 			return err
 		}
+		s.log.Info("import loaded", "import", id, "rows", staged, "parse_and_copy", moveStart.Sub(copyStart), "move", time.Since(moveStart))
 		if kind == Bank {
 			if _, err := tx.Exec(ctx, `update bank_booking set file_name = $2, import_date_time = $3, created_by = $4 where import_file_id = $1`,
 				id, name, s.now(), actor); err != nil {
