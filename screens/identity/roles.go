@@ -200,21 +200,8 @@ func (s *Service) SetRoleScreens(ctx context.Context, id int64, screenIDs []int)
 		if r.IsAdmin {
 			return engine.Invalid("screenIds", "The Administrator role always grants every screen.")
 		}
-		var known int
-		if err := tx.QueryRow(ctx, `select count(*) from web_screen where id = any($1)`, screenIDs).Scan(&known); err != nil {
-			return err
-		}
-		if known != len(screenIDs) {
-			return engine.Invalid("screenIds", "screenIds names a screen that does not exist.")
-		}
-		before, err := roleScreenIDs(ctx, tx, id)
+		before, err := replaceLinks(ctx, tx, roleScreens, id, screenIDs)
 		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `delete from role_screen where role_id = $1`, id); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `insert into role_screen (role_id, screen_id) select $1, unnest($2::int[])`, id, screenIDs); err != nil {
 			return err
 		}
 		return engine.Audit(ctx, tx, engine.AuditEntry{Action: "role.screens", Entity: "role", EntityID: fmt.Sprint(id),

@@ -248,21 +248,8 @@ func (s *Service) SetUserRoles(ctx context.Context, id int64, roleIDs []int64) (
 		if _, err := s.getUser(ctx, tx, id, true); err != nil {
 			return err
 		}
-		var known int
-		if err := tx.QueryRow(ctx, `select count(*) from role where id = any($1)`, roleIDs).Scan(&known); err != nil {
-			return err
-		}
-		if known != len(roleIDs) {
-			return engine.Invalid("roleIds", "roleIds names a role that does not exist.")
-		}
-		before, err := rolesIn(ctx, tx, id)
+		before, err := replaceLinks(ctx, tx, userRoles, id, roleIDs)
 		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `delete from user_role where user_id = $1`, id); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `insert into user_role (user_id, role_id) select $1, unnest($2::bigint[])`, id, roleIDs); err != nil {
 			return err
 		}
 		if err := s.keepAnAdmin(ctx, tx); err != nil {
@@ -312,12 +299,42 @@ func (s *Service) keepAnAdmin(ctx context.Context, tx pgx.Tx) error {
 	return nil
 }
 
-func rolesIn(ctx context.Context, tx pgx.Tx, userID int64) ([]int64, error) {
-	rows, err := tx.Query(ctx, `select role_id from user_role where user_id = $1 order by role_id`, userID)
+// links is a many-to-many table: an owner's rows pointing at targets.
+type links struct {
+	table, owner, target string // the link table and its two columns
+	targets              string // the table the targets live in
+	field                string // the request field that names the targets
+	arrayType            string // the SQL array type of the ids
+}
+
+var (
+	userRoles   = links{"user_role", "user_id", "role_id", "role", "roleIds", "bigint[]"}
+	roleScreens = links{"role_screen", "role_id", "screen_id", "web_screen", "screenIds", "int[]"}
+)
+
+// replaceLinks sets the owner's targets to ids, after checking that every
+// one exists, and returns the ones it had before (for the audit row).
+func replaceLinks[T int | int64](ctx context.Context, tx pgx.Tx, l links, owner int64, ids []T) ([]T, error) {
+	var known int
+	if err := tx.QueryRow(ctx, `select count(*) from `+l.targets+` where id = any($1)`, ids).Scan(&known); err != nil {
+		return nil, err
+	}
+	if known != len(ids) {
+		return nil, engine.Invalid(l.field, "%s names an id that does not exist.", l.field)
+	}
+	rows, err := tx.Query(ctx, `select `+l.target+` from `+l.table+` where `+l.owner+` = $1 order by 1`, owner)
 	if err != nil {
 		return nil, err
 	}
-	return pgx.CollectRows(rows, pgx.RowTo[int64])
+	before, err := pgx.CollectRows(rows, pgx.RowTo[T])
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(ctx, `delete from `+l.table+` where `+l.owner+` = $1`, owner); err != nil {
+		return nil, err
+	}
+	_, err = tx.Exec(ctx, `insert into `+l.table+` (`+l.owner+`, `+l.target+`) select $1, unnest($2::`+l.arrayType+`)`, owner, ids)
+	return before, err
 }
 
 func uniqueIDs[T comparable](ids []T) []T {
