@@ -3,74 +3,16 @@
 // serves the built UI:
 //   BASE_URL=http://127.0.0.1:8080 ADMIN_PASSWORD=... node e2e/grids.e2e.mjs
 // Prints one line per check and a closing "e2e: N passed, M failed"; exits non-zero on a failure.
-import { chromium } from 'playwright-core';
-import { mkdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import {
+  TIMEOUT,
+  afterGrid, assert, byTestId, clearToasts, collectProblems, createChecks, filterBy, firstTwoLines, launchBrowser,
+  loadTranslations, openPage, openScreen, shot, signIn,
+} from './lib.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const BASE_URL = (process.env.BASE_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
-const SCREENSHOT_DIR = path.resolve(process.env.SCREENSHOT_DIR ?? path.join(here, '..', 'e2e-artifacts'));
-const TIMEOUT = 10_000;
-const en = JSON.parse(readFileSync(path.join(here, '..', 'src', 'i18n', 'en.json'), 'utf8'));
+const en = loadTranslations('en');
 
-const results = [];
-
-async function check(name, fn) {
-  try {
-    await fn();
-    results.push(true);
-    console.log(`ok    ${name}`);
-  } catch (error) {
-    results.push(false);
-    // Playwright names the locator on the lines after the first: keep them short but present.
-    const lines = String(error?.message ?? error).split('\n').filter((l) => l.trim() && !l.includes('Call log'));
-    console.log(`FAIL  ${name}: ${lines.slice(0, 2).join(' / ')}`);
-  }
-}
-
-function assert(condition, message) {
-  if (!condition) throw new Error(message);
-}
-
-const byTestId = (page, id) => page.locator(`[data-testid="${id}"]`);
-
-async function waitForHash(page, expected) {
-  await page.waitForFunction((h) => window.location.hash === h, expected, { timeout: TIMEOUT }).catch(async () => {
-    throw new Error(`expected ${expected}, at ${await page.evaluate(() => window.location.hash)}`);
-  });
-}
-
-const ADMIN_USER = process.env.ADMIN_USER ?? 'admin';
-const ADMIN_PASSWORD = process.env.ADMIN_PASSWORD ?? '';
-
-/** Signs in through the sign-in screen with the server's admin account. */
-async function signIn(page) {
-  assert(ADMIN_PASSWORD, 'ADMIN_PASSWORD is not set');
-  await page.goto(`${BASE_URL}/#/login`);
-  await byTestId(page, 'login-form').waitFor();
-  await page.locator('#username').fill(ADMIN_USER);
-  await page.locator('#password').fill(ADMIN_PASSWORD);
-  await byTestId(page, 'sign-in').click();
-  await waitForHash(page, '#/dashboard/home');
-}
-
-/** Opens a metadata screen and waits for its first grid's first answer. */
-async function openScreen(page, route, viewName) {
-  const url = `${BASE_URL}/#/dashboard/${route}`;
-  await afterGrid(page, () => (page.url() === url ? page.reload() : page.goto(url)));
-  await byTestId(page, `grid-${viewName}`).waitFor();
-  await byTestId(page, 'grid-total').waitFor();
-}
-
-/** Runs `action` and returns the grid request body it caused (POST /api/grid). */
-async function afterGrid(page, action, predicate = () => true) {
-  const [response] = await Promise.all([
-    page.waitForResponse((r) => r.url().endsWith('/api/grid') && r.request().method() === 'POST' && predicate(r.request().postData() ?? '')),
-    action(),
-  ]);
-  return JSON.parse(response.request().postData());
-}
+const { check, run } = createChecks({ describe: firstTwoLines });
 
 /** Waits for a toast of the given severity and returns its text; closes it. */
 async function toastText(page, severity) {
@@ -78,17 +20,6 @@ async function toastText(page, severity) {
   await toast.waitFor();
   const text = (await toast.textContent()) ?? '';
   return text;
-}
-
-async function clearToasts(page) {
-  await page.evaluate(() => document.querySelectorAll('.p-toast-message .p-toast-icon-close').forEach((b) => b.click()));
-  await page.locator('.p-toast-message').first().waitFor({ state: 'detached' }).catch(() => {});
-}
-
-async function shot(page, name) {
-  await page.mouse.move(1270, 790); // keep hover effects out of the picture
-  await page.waitForTimeout(250); // let dialogs and toasts finish animating
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
 }
 
 /** The grid cell of `field` in the row whose `keyField` cell shows `keyText`. */
@@ -101,35 +32,17 @@ async function columnIndex(page, viewName, field) {
   return Number(await header.getAttribute('aria-colindex'));
 }
 
-/** Types into a column's filter popover and waits for the grid to answer with that filter. */
-async function filterBy(page, field, value) {
-  await byTestId(page, `filter-${field}`).click();
-  await afterGrid(page, () => byTestId(page, `filter-value-${field}`).fill(value), (body) => body.includes(`"field":"${field}"`));
-  await page.keyboard.press('Escape');
-  await page.mouse.click(5, 790);
-  await byTestId(page, `filter-panel-${field}`).waitFor({ state: 'detached' });
-}
-
 async function main() {
-  mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  const problems = [];
+  const browser = await launchBrowser();
   const suffix = Date.now().toString(36).slice(-4).toUpperCase();
   try {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
-    const page = await context.newPage();
-    page.setDefaultTimeout(TIMEOUT);
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (msg) => {
-      // The browser logs every 4xx/5xx answer; the reprocess and sync actions may answer an error.
-      const url = msg.location().url ?? '';
-      const expected = /status of (4|5)\d\d/.test(msg.text()) && /\/api\/(bank\/reprocess|CurrencyExchangeRate\/sync)$/.test(url);
-      if (msg.type() === 'error' && !expected) problems.push(`console error: ${msg.text()} ${url}`);
-    });
+    const { context, page } = await openPage(browser, { viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+    // The browser logs every 4xx/5xx answer; the reprocess and sync actions may answer an error.
+    const problems = collectProblems(
+      page,
+      (msg) => /status of (4|5)\d\d/.test(msg.text()) && /\/api\/(bank\/reprocess|CurrencyExchangeRate\/sync)$/.test(msg.location().url ?? ''),
+      { withUrl: true },
+    );
 
     await signIn(page);
     const code = `q${suffix.slice(-2).toLowerCase()}`; // typed lower case, stored upper case
@@ -395,13 +308,4 @@ async function main() {
   }
 }
 
-try {
-  await main();
-} catch (error) {
-  results.push(false);
-  console.log(`FAIL  e2e setup: ${error?.message ?? error}`);
-}
-const passed = results.filter(Boolean).length;
-const failed = results.length - passed;
-console.log(`e2e: ${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+await run(main);

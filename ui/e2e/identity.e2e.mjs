@@ -4,20 +4,14 @@
 // MAILBOX_URL/latest?to=<address> answers 404 or {code, data} for the newest mail to that
 // address. Names carry Date.now() because other scripts share the server. Prints one line per
 // check and a closing "e2e: N passed, M failed"; exits non-zero on a failure.
-import { chromium } from 'playwright-core';
-import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import {
+  ADMIN_PASSWORD, ADMIN_USER, BASE_URL, SCREENSHOT_DIR, TIMEOUT,
+  assert, byTestId, collectProblems, createChecks, launchBrowser, loadTranslations, openPage, submitSignIn, waitForHash,
+} from './lib.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const BASE_URL = (process.env.BASE_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
 const MAILBOX_URL = (process.env.MAILBOX_URL ?? '').replace(/\/+$/, '');
-const SCREENSHOT_DIR = path.resolve(process.env.SCREENSHOT_DIR ?? path.join(here, '..', 'e2e-artifacts'));
-const TIMEOUT = 10_000;
-const en = JSON.parse(readFileSync(path.join(here, '..', 'src', 'i18n', 'en.json'), 'utf8'));
-
-const ADMIN_USER = process.env.ADMIN_USER ?? 'admin';
-const ADMIN_PASSWORD = process.env.ADMIN_PASSWORD ?? '';
+const en = loadTranslations('en');
 
 const suffix = Date.now();
 const ROLE_NAME = `E2E Clerk ${suffix}`;
@@ -30,47 +24,12 @@ const USER = {
   newPassword: 'Reset#2026b',
 };
 
-const results = [];
 let failurePage = null; // set once the browser is up: a failing check leaves a screenshot
-let stop = false; // later steps depend on earlier ones: after a failure the rest are skipped
-
-async function check(name, fn) {
-  if (stop) {
-    results.push(false);
-    console.log(`SKIP  ${name}`);
-    return;
-  }
-  try {
-    await fn();
-    results.push(true);
-    console.log(`ok    ${name}`);
-  } catch (error) {
-    results.push(false);
-    stop = true;
-    console.log(`FAIL  ${name}: ${String(error?.message ?? error).split('\n')[0]}`);
-    await failurePage?.screenshot({ path: path.join(SCREENSHOT_DIR, 'identity-failure.png'), fullPage: true }).catch(() => {});
-  }
-}
-
-function assert(condition, message) {
-  if (!condition) throw new Error(message);
-}
-
-const byTestId = (page, id) => page.locator(`[data-testid="${id}"]`);
-
-async function waitForHash(page, expected) {
-  await page.waitForFunction((h) => window.location.hash === h, expected, { timeout: TIMEOUT }).catch(async () => {
-    throw new Error(`expected ${expected}, at ${await page.evaluate(() => window.location.hash)}`);
-  });
-}
-
-async function signIn(page, username, password) {
-  await page.goto(`${BASE_URL}/#/login`);
-  await byTestId(page, 'login-form').waitFor();
-  await page.locator('#username').fill(username);
-  await page.locator('#password').fill(password);
-  await byTestId(page, 'sign-in').click();
-}
+// Later steps depend on earlier ones: after a failure the rest are skipped.
+const { check, run } = createChecks({
+  stopAfterFailure: true,
+  onFailure: () => failurePage?.screenshot({ path: path.join(SCREENSHOT_DIR, 'identity-failure.png'), fullPage: true }).catch(() => {}),
+});
 
 async function signOut(page) {
   await byTestId(page, 'user-avatar').click();
@@ -118,30 +77,17 @@ async function checkBox(page, label) {
 async function main() {
   assert(ADMIN_PASSWORD, 'ADMIN_PASSWORD is not set');
   assert(MAILBOX_URL, 'MAILBOX_URL is not set');
-  mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  const problems = [];
+  const browser = await launchBrowser();
   let userId = null;
   let resetCode = null;
   try {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(TIMEOUT);
+    const { context, page } = await openPage(browser, { viewport: { width: 1280, height: 900 } });
     failurePage = page;
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (msg) => {
-      // The browser logs every 4xx answer; the 403 probe below causes one on purpose.
-      const text = msg.text();
-      const expected = text.includes('status of 403') && msg.location().url.endsWith('/api/users');
-      if (msg.type() === 'error' && !expected) problems.push(`console error: ${text}`);
-    });
+    // The browser logs every 4xx answer; the 403 probe below causes one on purpose.
+    const problems = collectProblems(page, (msg) => msg.text().includes('status of 403') && msg.location().url.endsWith('/api/users'));
 
     await check('admin signs in; the role list (metadata grid) shows its header and Add Role opens the role form', async () => {
-      await signIn(page, ADMIN_USER, ADMIN_PASSWORD);
+      await submitSignIn(page, ADMIN_USER, ADMIN_PASSWORD);
       await waitForHash(page, '#/dashboard/home');
       await byTestId(page, 'screen-title').waitFor();
       await page.goto(`${BASE_URL}/#/dashboard/roleslist`);
@@ -217,7 +163,7 @@ async function main() {
     });
 
     await check('the new user is refused a screen outside the role, in the UI and by the API (403)', async () => {
-      await signIn(page, USER.username, USER.password);
+      await submitSignIn(page, USER.username, USER.password);
       await waitForHash(page, '#/dashboard/home');
       await byTestId(page, 'screen-title').waitFor();
       const ids = await page.evaluate(() => JSON.parse(localStorage.getItem('screenIds') ?? '[]'));
@@ -245,14 +191,14 @@ async function main() {
       await page.getByRole('button', { name: en.forgotPassword.resetPassword }).click();
       await waitForHash(page, '#/login');
       await toastWith(page, en.forgotPassword.resetDone);
-      await signIn(page, USER.username, USER.newPassword);
+      await submitSignIn(page, USER.username, USER.newPassword);
       await waitForHash(page, '#/dashboard/home');
       await byTestId(page, 'screen-title').waitFor();
       await signOut(page);
     });
 
     await check('admin turns on two-factor (Email) on the edit form', async () => {
-      await signIn(page, ADMIN_USER, ADMIN_PASSWORD);
+      await submitSignIn(page, ADMIN_USER, ADMIN_PASSWORD);
       await waitForHash(page, '#/dashboard/home');
       await byTestId(page, 'screen-title').waitFor();
       // Through the users grid: newest first, the pencil opens the edit form.
@@ -277,7 +223,7 @@ async function main() {
     });
 
     await check('the user signs in with the mailed 6-digit code', async () => {
-      await signIn(page, USER.username, USER.newPassword);
+      await submitSignIn(page, USER.username, USER.newPassword);
       await byTestId(page, 'two-factor-form').waitFor();
       const code = await newCode(USER.email, resetCode);
       await page.locator('#otp').fill(code);
@@ -331,13 +277,4 @@ async function roleIdOf(page) {
   return (await label.getAttribute('for')).replace('role-', '');
 }
 
-try {
-  await main();
-} catch (error) {
-  results.push(false);
-  console.log(`FAIL  e2e setup: ${error?.message ?? error}`);
-}
-const passed = results.filter(Boolean).length;
-const failed = results.length - passed;
-console.log(`e2e: ${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+await run(main);

@@ -3,81 +3,19 @@
 // its row error, the loaded rows on the processed bank files grid and the extraction-log row.
 //   BASE_URL=http://127.0.0.1:8080 ADMIN_PASSWORD=... node e2e/imports.e2e.mjs
 // Prints one line per check and a closing "e2e: N passed, M failed"; exits non-zero on a failure.
-import { chromium } from 'playwright-core';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import {
+  ADMIN_USER, BASE_URL,
+  afterGrid, assert, byTestId, clearToasts, collectProblems, createChecks, filterBy, firstTwoLines, launchBrowser,
+  loadTranslations, openPage, openScreen, shot, signIn, waitForHash,
+} from './lib.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const BASE_URL = (process.env.BASE_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
-const SCREENSHOT_DIR = path.resolve(process.env.SCREENSHOT_DIR ?? path.join(here, '..', 'e2e-artifacts'));
-const TIMEOUT = 10_000;
 const IMPORT_TIMEOUT = 60_000; // an import is a background job: allow for a busy machine
-const en = JSON.parse(readFileSync(path.join(here, '..', 'src', 'i18n', 'en.json'), 'utf8'));
+const en = loadTranslations('en');
 
-const results = [];
-
-async function check(name, fn) {
-  try {
-    await fn();
-    results.push(true);
-    console.log(`ok    ${name}`);
-  } catch (error) {
-    results.push(false);
-    const lines = String(error?.message ?? error).split('\n').filter((l) => l.trim() && !l.includes('Call log'));
-    console.log(`FAIL  ${name}: ${lines.slice(0, 2).join(' / ')}`);
-  }
-}
-
-function assert(condition, message) {
-  if (!condition) throw new Error(message);
-}
-
-const byTestId = (page, id) => page.locator(`[data-testid="${id}"]`);
-
-async function waitForHash(page, expected) {
-  await page.waitForFunction((h) => window.location.hash === h, expected, { timeout: TIMEOUT }).catch(async () => {
-    throw new Error(`expected ${expected}, at ${await page.evaluate(() => window.location.hash)}`);
-  });
-}
-
-const ADMIN_USER = process.env.ADMIN_USER ?? 'admin';
-const ADMIN_PASSWORD = process.env.ADMIN_PASSWORD ?? '';
-
-async function signIn(page) {
-  assert(ADMIN_PASSWORD, 'ADMIN_PASSWORD is not set');
-  await page.goto(`${BASE_URL}/#/login`);
-  await byTestId(page, 'login-form').waitFor();
-  await page.locator('#username').fill(ADMIN_USER);
-  await page.locator('#password').fill(ADMIN_PASSWORD);
-  await byTestId(page, 'sign-in').click();
-  await waitForHash(page, '#/dashboard/home');
-}
-
-/** Runs `action` and returns the grid request body it caused (POST /api/grid). */
-async function afterGrid(page, action, predicate = () => true) {
-  const [response] = await Promise.all([
-    page.waitForResponse((r) => r.url().endsWith('/api/grid') && r.request().method() === 'POST' && predicate(r.request().postData() ?? '')),
-    action(),
-  ]);
-  return JSON.parse(response.request().postData());
-}
-
-async function openScreen(page, route, viewName) {
-  const url = `${BASE_URL}/#/dashboard/${route}`;
-  await afterGrid(page, () => (page.url() === url ? page.reload() : page.goto(url)));
-  await byTestId(page, `grid-${viewName}`).waitFor();
-  await byTestId(page, 'grid-total').waitFor();
-}
-
-async function filterBy(page, field, value) {
-  await byTestId(page, `filter-${field}`).click();
-  await afterGrid(page, () => byTestId(page, `filter-value-${field}`).fill(value), (body) => body.includes(`"field":"${field}"`));
-  await page.keyboard.press('Escape');
-  await page.mouse.click(5, 790);
-  await byTestId(page, `filter-panel-${field}`).waitFor({ state: 'detached' });
-}
+const { check, run } = createChecks({ describe: firstTwoLines });
 
 /** The grid renders only the columns in view: scrolls right until the column's header exists. */
 async function scrollToColumn(page, viewName, field) {
@@ -89,17 +27,6 @@ async function scrollToColumn(page, viewName, field) {
     await page.waitForTimeout(50);
   }
   await byTestId(page, `filter-${field}`).scrollIntoViewIfNeeded();
-}
-
-async function clearToasts(page) {
-  await page.evaluate(() => document.querySelectorAll('.p-toast-message .p-toast-icon-close').forEach((b) => b.click()));
-  await page.locator('.p-toast-message').first().waitFor({ state: 'detached' }).catch(() => {});
-}
-
-async function shot(page, name) {
-  await page.mouse.move(1270, 790);
-  await page.waitForTimeout(250);
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
 }
 
 /** The newest upload row of a file (the screen lists the newest first). */
@@ -134,7 +61,6 @@ async function upload(page, kind, filePath) {
 }
 
 async function main() {
-  mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ledgerdesk-e2e-'));
   const stamp = Date.now();
   const bankName = `bank-e2e-${stamp}.csv`;
@@ -157,23 +83,15 @@ async function main() {
     ['TicketNumber,TransDate,PaymentType,CountryCode,Currency,TransactionCode,SaleAmount', `${String(stamp).slice(-12).padStart(12, '1')},2026-03-04,CARD,SE,SEK,SALE,100.00`, ''].join('\n'),
   );
 
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  const problems = [];
+  const browser = await launchBrowser();
   try {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(TIMEOUT);
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (msg) => {
-      // The browser logs every 4xx answer: the duplicate upload answers 409 on purpose.
-      const url = msg.location().url ?? '';
-      const expected = /status of 409/.test(msg.text()) && url.endsWith('/api/imports');
-      if (msg.type() === 'error' && !expected) problems.push(`console error: ${msg.text()} ${url}`);
-    });
+    const { context, page } = await openPage(browser, { viewport: { width: 1280, height: 800 } });
+    // The browser logs every 4xx answer: the duplicate upload answers 409 on purpose.
+    const problems = collectProblems(
+      page,
+      (msg) => /status of 409/.test(msg.text()) && (msg.location().url ?? '').endsWith('/api/imports'),
+      { withUrl: true },
+    );
 
     await signIn(page);
 
@@ -291,13 +209,4 @@ async function main() {
   }
 }
 
-try {
-  await main();
-} catch (error) {
-  results.push(false);
-  console.log(`FAIL  e2e setup: ${error?.message ?? error}`);
-}
-const passed = results.filter(Boolean).length;
-const failed = results.length - passed;
-console.log(`e2e: ${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+await run(main);

@@ -2,82 +2,27 @@
 // browser download). Run against a server that serves the built UI and /assets/app-config.json:
 //   BASE_URL=http://127.0.0.1:8080 node e2e/shell.e2e.mjs
 // Prints one line per check and a closing "e2e: N passed, M failed"; exits non-zero on a failure.
-import { chromium } from 'playwright-core';
-import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const BASE_URL = (process.env.BASE_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
-const SCREENSHOT_DIR = path.resolve(process.env.SCREENSHOT_DIR ?? path.join(here, '..', 'e2e-artifacts'));
-const TIMEOUT = 10_000;
+import {
+  ADMIN_USER, BASE_URL, SCREENSHOT_DIR, TIMEOUT,
+  assert, byTestId, collectProblems, createChecks, launchBrowser, loadTranslations, openPage, signIn, waitForHash,
+} from './lib.mjs';
 
 const LANGUAGES = ['en', 'sv', 'es', 'pt'];
-const translations = Object.fromEntries(
-  LANGUAGES.map((code) => [code, JSON.parse(readFileSync(path.join(here, '..', 'src', 'i18n', `${code}.json`), 'utf8'))]),
-);
+const translations = Object.fromEntries(LANGUAGES.map((code) => [code, loadTranslations(code)]));
 const SESSION_KEYS = [
   'currentUser', 'token', 'screenIds', 'userRoles', 'defaultLang',
   'dashboardFilters', 'bankSettlementTabIndex', 'bankOverviewParams', 'jwt_token',
 ];
 
-const results = [];
-
-async function check(name, fn) {
-  try {
-    await fn();
-    results.push(true);
-    console.log(`ok    ${name}`);
-  } catch (error) {
-    results.push(false);
-    console.log(`FAIL  ${name}: ${String(error?.message ?? error).split('\n')[0]}`);
-  }
-}
-
-function assert(condition, message) {
-  if (!condition) throw new Error(message);
-}
-
-const byTestId = (page, id) => page.locator(`[data-testid="${id}"]`);
-
-async function waitForHash(page, expected) {
-  await page.waitForFunction((h) => window.location.hash === h, expected, { timeout: TIMEOUT }).catch(async () => {
-    throw new Error(`expected ${expected}, at ${await page.evaluate(() => window.location.hash)}`);
-  });
-}
-
-const ADMIN_USER = process.env.ADMIN_USER ?? 'admin';
-const ADMIN_PASSWORD = process.env.ADMIN_PASSWORD ?? '';
-
-/** Signs in through the sign-in screen with the server's admin account. */
-async function signIn(page) {
-  assert(ADMIN_PASSWORD, 'ADMIN_PASSWORD is not set');
-  await page.goto(`${BASE_URL}/#/login`);
-  await byTestId(page, 'login-form').waitFor();
-  await page.locator('#username').fill(ADMIN_USER);
-  await page.locator('#password').fill(ADMIN_PASSWORD);
-  await byTestId(page, 'sign-in').click();
-  await waitForHash(page, '#/dashboard/home');
-}
+const { check, run } = createChecks();
 
 async function main() {
-  mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  const problems = [];
+  const browser = await launchBrowser();
   try {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(TIMEOUT);
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (msg) => {
-      // The browser logs every 4xx answer; the wrong-password check causes one on purpose.
-      const expected = msg.text().includes('status of 401') && msg.location().url.endsWith('/api/auth/login');
-      if (msg.type() === 'error' && !expected) problems.push(`console error: ${msg.text()}`);
-    });
+    const { context, page } = await openPage(browser, { viewport: { width: 1280, height: 800 } });
+    // The browser logs every 4xx answer; the wrong-password check causes one on purpose.
+    const problems = collectProblems(page, (msg) => msg.text().includes('status of 401') && msg.location().url.endsWith('/api/auth/login'));
 
     await check('start lands on #/login with the sign-in form', async () => {
       await page.goto(`${BASE_URL}/`);
@@ -216,9 +161,7 @@ async function main() {
     await context.close();
 
     await check('narrow screen (<= 768px): sidebar starts hidden, the toggle shows it', async () => {
-      const mobile = await browser.newContext({ viewport: { width: 390, height: 800 } });
-      const p = await mobile.newPage();
-      p.setDefaultTimeout(TIMEOUT);
+      const { context: mobile, page: p } = await openPage(browser, { viewport: { width: 390, height: 800 } });
       await p.goto(`${BASE_URL}/#/login`);
       await byTestId(p, 'login-form').waitFor();
       await signIn(p);
@@ -232,9 +175,7 @@ async function main() {
     });
 
     await check('a failed configuration load shows the error screen', async () => {
-      const broken = await browser.newContext();
-      const p = await broken.newPage();
-      p.setDefaultTimeout(TIMEOUT);
+      const { context: broken, page: p } = await openPage(browser);
       await p.route('**/assets/app-config.json', (route) => route.fulfill({ status: 503, body: '' }));
       await p.goto(`${BASE_URL}/`);
       await byTestId(p, 'config-error').waitFor();
@@ -248,13 +189,4 @@ async function main() {
   }
 }
 
-try {
-  await main();
-} catch (error) {
-  results.push(false);
-  console.log(`FAIL  e2e setup: ${error?.message ?? error}`);
-}
-const passed = results.filter(Boolean).length;
-const failed = results.length - passed;
-console.log(`e2e: ${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+await run(main);

@@ -11,7 +11,7 @@ import { ProgressBar } from 'primereact/progressbar';
 import { GridView } from './GridView';
 import { useScreenMeta } from './useMeta';
 import { clearMetaCache } from './api';
-import type { ScreenMeta } from './types';
+import type { ScreenMeta, TabMeta } from './types';
 import './engine.css';
 
 export const TAB_STORAGE_PREFIX = 'ledgerdesk.screenTab.';
@@ -71,6 +71,22 @@ export function MetadataScreen({ route, titleKey }: MetadataScreenProps) {
   );
 }
 
+/** One tab's grid, the same with or without a tab strip around it. */
+function TabGrid({ tab }: { tab: TabMeta }) {
+  return (
+    <GridView
+      viewName={tab.view}
+      addForm={tab.add}
+      addText={tab.addText}
+      deleteForm={tab.delete}
+      addRoute={tab.addRoute}
+      editRoute={tab.editRoute}
+      actions={tab.actions}
+      height={tab.height}
+    />
+  );
+}
+
 function ScreenTabs({ screen }: { screen: ScreenMeta }) {
   const { t } = useTranslation();
   const only = screen.tabs.length === 1 ? screen.tabs[0] : undefined;
@@ -83,16 +99,7 @@ function ScreenTabs({ screen }: { screen: ScreenMeta }) {
   if (only) {
     return (
       <div className="card metadata-screen__card">
-        <GridView
-          viewName={only.view}
-          addForm={only.add}
-          addText={only.addText}
-          deleteForm={only.delete}
-          addRoute={only.addRoute}
-          editRoute={only.editRoute}
-          actions={only.actions}
-          height={only.height}
-        />
+        <TabGrid tab={only} />
       </div>
     );
   }
@@ -110,16 +117,7 @@ function ScreenTabs({ screen }: { screen: ScreenMeta }) {
       >
         {screen.tabs.map((tab) => (
           <TabPanel key={tab.id} header={t(tab.title)} pt={{ headerAction: { 'data-testid': `tab-${tab.id}` } as object }}>
-            <GridView
-              viewName={tab.view}
-              addForm={tab.add}
-              addText={tab.addText}
-              deleteForm={tab.delete}
-              addRoute={tab.addRoute}
-              editRoute={tab.editRoute}
-              actions={tab.actions}
-              height={tab.height}
-            />
+            <TabGrid tab={tab} />
           </TabPanel>
         ))}
       </TabView>
