@@ -173,7 +173,10 @@ func (c *Cluster) initdb(ctx context.Context) error {
 		return fmt.Errorf("initdb failed: %s", lastLines(out, 3))
 	}
 	// Only this machine may connect, and only over TCP: no socket file to place.
-	conf := "\n# ledgerdesk embedded cluster\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = ''\n"
+	// Memory for bulk imports and grids over millions of rows: the 128 MB
+	// default makes index maintenance of a million-row import thrash.
+	conf := "\n# ledgerdesk embedded cluster\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = ''\n" +
+		"shared_buffers = '512MB'\nmax_wal_size = '4GB'\nwal_compression = on\ncheckpoint_timeout = '15min'\n"
 	f, err := os.OpenFile(filepath.Join(c.Dir, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		return fmt.Errorf("configure the embedded database: %s", reason(err))
