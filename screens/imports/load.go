@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
@@ -120,7 +121,7 @@ func (s *Service) ImportNow(ctx context.Context, u Upload) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.Run(ctx, f.ImportID); err != nil {
+	if err := s.run(ctx, f.ImportID, u.Content); err != nil {
 		return nil, err
 	}
 	return s.Get(ctx, f.ImportID)
@@ -287,6 +288,8 @@ func keyOf(parts ...any) string {
 		}
 		switch x := p.(type) {
 		case nil:
+		case string:
+			b.WriteString(x)
 		case time.Time:
 			b.WriteString(x.Format("2006-01-02"))
 		default:
@@ -306,11 +309,24 @@ const progressEvery = 5000
 // extraction-log row either way. It returns an error only for failures worth
 // a retry (the database going away), never for bad content.
 func (s *Service) Run(ctx context.Context, id int64) error {
+	return s.run(ctx, id, nil)
+}
+
+// run is Run with the upload's bytes when the caller still has them (they
+// are then not read back from the database).
+func (s *Service) run(ctx context.Context, id int64, content []byte) error {
 	var kind Kind
 	var name, format, layout, actor string
-	var content []byte
-	err := s.pool.QueryRow(ctx, `update import_file set status = 'running', started_on = $2 where id = $1 and status in ('queued', 'running')
-		returning kind, file_name, format, descriptor, content, created_by`, id, s.now()).Scan(&kind, &name, &format, &layout, &content, &actor)
+	query := `update import_file set status = 'running', started_on = $2 where id = $1 and status in ('queued', 'running')
+		returning kind, file_name, format, descriptor, created_by, `
+	stored := &content
+	if content != nil {
+		query += `null::bytea`
+		stored = new([]byte)
+	} else {
+		query += `content`
+	}
+	err := s.pool.QueryRow(ctx, query, id, s.now()).Scan(&kind, &name, &format, &layout, &actor, stored)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil // finished already (a retried job)
 	}
@@ -325,49 +341,90 @@ func (s *Service) Run(ctx context.Context, id int64) error {
 	var sum Summary
 	var loaded, staged int
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		// The staging table has the target's column types and no constraints:
-		// rows are checked by the parser, keys by the move below.
-		const stage = "import_stage"
 		cols := append(append([]string{}, t.columns...), "natural_key", "import_file_id")
-		if _, err := tx.Exec(ctx, fmt.Sprintf(`create temp table %s on commit drop as select %s from %s with no data`,
-			stage, strings.Join(cols, ", "), t.table)); err != nil {
+		// copyRows parses the file and COPYs its good rows into table, the
+		// parser and COPY running side by side, rows handed over in batches.
+		copyRows := func(table string) (int64, error) {
+			rows := make(chan [][]any, 16)
+			parseCtx, stop := context.WithCancel(ctx)
+			defer stop()
+			parseErr := make(chan error, 1)
+			go func() {
+				defer close(rows)
+				batch := make([][]any, 0, copyBatch)
+				send := func() error {
+					if len(batch) == 0 {
+						return nil
+					}
+					select {
+					case rows <- batch:
+						batch = make([][]any, 0, copyBatch)
+						return nil
+					case <-parseCtx.Done():
+						return parseCtx.Err()
+					}
+				}
+				var err error
+				sum, err = Parse(parseCtx, d, name, bytes.NewReader(content), s.limits, func(r Row) error {
+					vals, err := dbValues(kind, r.Values)
+					if err != nil {
+						return err
+					}
+					batch = append(batch, append(vals, t.key(r.Values), id))
+					if len(batch) == copyBatch {
+						if err := send(); err != nil {
+							return err
+						}
+					}
+					if (r.Line % progressEvery) == 0 {
+						s.pool.Exec(context.WithoutCancel(ctx), `update import_file set rows_read = $2 where id = $1`, id, r.Line)
+					}
+					return nil
+				})
+				if err == nil {
+					err = send()
+				}
+				parseErr <- err
+			}()
+			n, copyErr := tx.CopyFrom(ctx, pgx.Identifier{table}, cols, &chanSource{ch: rows})
+			stop()
+			for range rows { // let the parser finish if COPY stopped early
+			}
+			if err := <-parseErr; err != nil && !errors.Is(err, context.Canceled) {
+				return 0, err
+			}
+			return n, copyErr
+		}
+
+		// Most files hold only new rows: COPY them straight into the target.
+		// A natural key that is already there (or twice in the file) stops
+		// that COPY; then the file goes through a staging table and the rows
+		// already present are counted and skipped.
+		start := time.Now()
+		if _, err := tx.Exec(ctx, `savepoint direct_copy`); err != nil {
 			return err
 		}
-		rows := make(chan []any, 1024)
-		parseCtx, stop := context.WithCancel(ctx)
-		defer stop()
-		parseErr := make(chan error, 1)
-		go func() {
-			defer close(rows)
-			var err error
-			sum, err = Parse(parseCtx, d, name, bytes.NewReader(content), s.limits, func(r Row) error {
-				vals, err := dbValues(kind, r.Values)
-				if err != nil {
-					return err
-				}
-				vals = append(vals, t.key(r.Values), id)
-				select {
-				case rows <- vals:
-				case <-parseCtx.Done():
-					return parseCtx.Err()
-				}
-				if (r.Line % progressEvery) == 0 {
-					s.pool.Exec(context.WithoutCancel(ctx), `update import_file set rows_read = $2 where id = $1`, id, r.Line)
-				}
-				return nil
-			})
-			parseErr <- err
-		}()
-		copyStart := time.Now()
-		n, copyErr := tx.CopyFrom(ctx, pgx.Identifier{stage}, cols, &chanSource{ch: rows})
-		stop()
-		for range rows { // let the parser finish if COPY stopped early
+		n, err := copyRows(t.table)
+		loaded = int(n)
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "23505" {
+			if _, err := tx.Exec(ctx, `rollback to savepoint direct_copy`); err != nil {
+				return err
+			}
+			const stage = "import_stage"
+			if _, err := tx.Exec(ctx, fmt.Sprintf(`create temp table %s on commit drop as select %s from %s with no data`,
+				stage, strings.Join(cols, ", "), t.table)); err != nil {
+				return err
+			}
+			if n, err = copyRows(stage); err != nil {
+				return err
+			}
+			colList := strings.Join(cols, ", ")
+			err = tx.QueryRow(ctx, fmt.Sprintf(`with moved as (insert into %s (%s) select %s from %s on conflict (natural_key) do nothing returning 1)
+				select count(*) from moved`, t.table, colList, colList, stage)).Scan(&loaded)
 		}
-		if err := <-parseErr; err != nil && !errors.Is(err, context.Canceled) {
+		if err != nil {
 			return err
-		}
-		if copyErr != nil {
-			return copyErr
 		}
 		staged = int(n)
 		if sum.ErrorCount > 0 {
@@ -376,14 +433,7 @@ func (s *Service) Run(ctx context.Context, id int64) error {
 		if sum.RowsEmitted == 0 {
 			return engine.Invalid("file", "%s holds no data rows.", name)
 		}
-		moveStart := time.Now()
-		colList := strings.Join(cols, ", ")
-		err := tx.QueryRow(ctx, fmt.Sprintf(`with moved as (insert into %s (%s) select %s from %s on conflict (natural_key) do nothing returning 1)
-			select count(*) from moved`, t.table, colList, colList, stage)).Scan(&loaded)
-		if err != nil {
-			return err
-		}
-		s.log.Info("import loaded", "import", id, "rows", staged, "parse_and_copy", moveStart.Sub(copyStart), "move", time.Since(moveStart))
+		s.log.Info("import loaded", "import", id, "rows", loaded, "overlap", staged-loaded, "took", time.Since(start))
 		if kind == Bank {
 			if _, err := tx.Exec(ctx, `update bank_booking set file_name = $2, import_date_time = $3, created_by = $4 where import_file_id = $1`,
 				id, name, s.now(), actor); err != nil {
@@ -476,16 +526,26 @@ func dbValues(kind Kind, vals []any) ([]any, error) {
 	return out, nil
 }
 
-// chanSource feeds COPY from the parser's channel.
+// copyBatch is how many rows go through the channel at once.
+const copyBatch = 1000
+
+// chanSource feeds COPY from the parser's channel of row batches.
 type chanSource struct {
-	ch  <-chan []any
-	cur []any
+	ch    <-chan [][]any
+	batch [][]any
+	cur   []any
 }
 
 func (c *chanSource) Next() bool {
-	var ok bool
-	c.cur, ok = <-c.ch
-	return ok
+	for len(c.batch) == 0 {
+		b, ok := <-c.ch
+		if !ok {
+			return false
+		}
+		c.batch = b
+	}
+	c.cur, c.batch = c.batch[0], c.batch[1:]
+	return true
 }
 func (c *chanSource) Values() ([]any, error) { return c.cur, nil }
 func (c *chanSource) Err() error             { return nil }
