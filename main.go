@@ -53,7 +53,7 @@ commands:
   migrate   apply pending database migrations and exit
   check     validate configuration, metadata and database, then exit
   outbox    show the newest messages in the mail outbox (-n count)
-  bench     grid [-rows 2000000 -iterations 30 -clients 8] | export [-rows 100000] | import [-rows 1000000]
+  bench     grid [-rows 2000000 -iterations 100 -clients 8] | export [-rows 100000] | import [-rows 1000000]
   demo      [-seed 1 -scale 1 -out DATA_DIR/demo] [--load [--if-empty]]: the demo files, imported with --load
   version   print the version
 
@@ -92,7 +92,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	count := fset.Int("n", 5, "outbox: how many messages to show")
 	watch := fset.Bool("watch", false, "serve: reload views.yaml and forms/ when they change")
 	rows := fset.Int("rows", 0, "bench: rows to generate (grid 2000000, export 100000)")
-	iterations := fset.Int("iterations", 30, "bench grid: requests per case and client")
+	iterations := fset.Int("iterations", 100, "bench grid: requests per case and client")
 	clients := fset.Int("clients", 8, "bench grid: concurrent clients")
 	seed := fset.Uint64("seed", 1, "demo: random seed (the same seed gives the same data)")
 	scale := fset.Int("scale", 1, "demo: tickets per day, provider and currency, in pairs")

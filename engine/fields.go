@@ -237,14 +237,27 @@ func (c *Column) jsonValue(v any) any {
 		if t, ok := v.(time.Time); ok {
 			return t.Format("2006-01-02")
 		}
+		return infinity(v)
 	case "datetime":
 		if t, ok := v.(time.Time); ok {
 			return t.UTC().Format(time.RFC3339Nano)
 		}
+		return infinity(v)
 	case "enum":
 		if c.EnumInt {
 			return fmt.Sprint(v)
 		}
+	}
+	return v
+}
+
+// infinity spells PostgreSQL's infinite dates and timestamps as it does.
+func infinity(v any) any {
+	switch v {
+	case pgtype.Infinity:
+		return "infinity"
+	case pgtype.NegativeInfinity:
+		return "-infinity"
 	}
 	return v
 }
@@ -277,7 +290,11 @@ func numericString(n pgtype.Numeric, scale int) any {
 	}
 	// More decimals than wanted: round with exact arithmetic.
 	r := new(big.Rat).SetFrac(n.Int, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(frac)), nil))
-	return r.FloatString(scale)
+	s := r.FloatString(scale)
+	if strings.Trim(s, "-0.") == "" { // -0.001 to two decimals is 0.00, not -0.00
+		return strings.TrimPrefix(s, "-")
+	}
+	return s
 }
 
 // withPoint places the decimal point frac digits from the right.

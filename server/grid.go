@@ -91,17 +91,12 @@ func (h *gridHandlers) page(c fiber.Ctx) error {
 	return okPage(c, p)
 }
 
-// okPage writes a grid page in the envelope without a second pass over the
-// page's JSON (json.Marshal would re-validate the MarshalJSON output; on a
-// 100-row page that was a fifth of the request's CPU).
+// okPage writes a grid page in the envelope, in one buffer: the rows' JSON
+// was written as they were read and is copied once, not encoded again.
 func okPage(c fiber.Ctx, p *engine.GridPage) error {
-	body, err := p.MarshalJSON()
-	if err != nil {
-		return err
-	}
-	buf := make([]byte, 0, len(body)+32)
-	buf = append(buf, `{"succeeded":true,"data":`...)
-	buf = append(append(buf, body...), '}')
+	const head = `{"succeeded":true,"data":`
+	buf := append(make([]byte, 0, len(head)+p.JSONSize()+1), head...)
+	buf = append(p.AppendJSON(buf), '}')
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
 	return c.Send(buf)
 }
