@@ -59,13 +59,21 @@ func newWorld(t *testing.T) *world {
 	down := httptest.NewServer(http.NotFoundHandler())
 	down.Close() // a rate feed that is down
 	importer := imports.NewService(pool, nil, cfg.UploadMaxBytes, log)
-	queue, err := river.NewClient(riverpgxv5.New(pool), &river.Config{}) // insert-only: jobs are not run here
+	// The job queue works rate syncs only: import jobs stay queued here.
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &rates.SyncWorker{Syncer: &rates.Syncer{Pool: pool, URL: down.URL, Log: log}})
+	queue, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Queues: map[string]river.QueueConfig{rates.Queue: {MaxWorkers: 1}},
+		Workers: workers, SkipUnknownJobCheck: true, FetchCooldown: 20 * time.Millisecond, FetchPollInterval: 100 * time.Millisecond, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := queue.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { queue.Stop(context.Background()) })
 	importer.SetQueue(queue)
 	app := New(Deps{Config: cfg, Pool: pool, Log: log, Version: "test", Identity: ident, Engine: repoEngine(t, pool),
-		Rates: &rates.Syncer{Pool: pool, URL: down.URL, Log: log}, Imports: importer})
+		Rates: &rates.Runner{Queue: queue, Wait: 20 * time.Second}, Imports: importer})
 	return &world{t: t, app: app, pool: pool, smtp: smtp, sender: sender, ident: ident, imp: importer}
 }
 
@@ -203,6 +211,7 @@ func TestPermissionMatrix(t *testing.T) {
 		{"GET", "/api/ConfigSettings/GetNothing", nil, [5]int{404, 403, 403, 403, 401}},
 		{"DELETE", "/api/TransactionProviders/999999", nil, [5]int{404, 403, 403, 403, 401}},
 		{"POST", "/api/CurrencyExchangeRate/sync", nil, [5]int{503, 403, 403, 403, 401}},
+		{"POST", "/api/MetaDataBankAccCurrency/sync-exchange-rates", nil, [5]int{503, 403, 403, 403, 401}},
 		{"POST", "/api/bank/reprocess", nil, [5]int{200, 403, 403, 403, 401}},
 		{"GET", "/api/imports/layouts", nil, [5]int{200, 403, 403, 403, 401}},
 		{"GET", "/api/imports", nil, [5]int{200, 403, 403, 403, 401}},

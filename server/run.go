@@ -158,7 +158,8 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 		return err
 	}
 	importer := imports.NewService(db.Pool, layouts, cfg.UploadMaxBytes, log)
-	queue, err := startQueue(ctx, db.Pool, importer, log)
+	syncer := &rates.Syncer{Pool: db.Pool, URL: cfg.RatesURL, Log: log}
+	queue, err := startQueue(ctx, db.Pool, importer, syncer, log)
 	if err != nil {
 		return err
 	}
@@ -172,7 +173,7 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 	importer.SetQueue(queue)
 
 	app := New(Deps{Config: cfg, Pool: db.Pool, Log: log, UI: opt.UI, Version: opt.Version, Identity: ident, Engine: eng,
-		Rates: &rates.Syncer{Pool: db.Pool, URL: cfg.RatesURL, Log: log}, Imports: importer})
+		Rates: &rates.Runner{Queue: queue, Wait: RateSyncWait}, Imports: importer})
 
 	serveErr := make(chan error, 1)
 	go func() {
@@ -209,15 +210,21 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 	return nil
 }
 
+// RateSyncWait is how long a sync request waits for its job before it
+// answers 202 (the job goes on).
+const RateSyncWait = 30 * time.Second
+
 // startQueue starts the job queue (riverqueue/river on PostgreSQL) with the
 // product's workers: every instance takes jobs, so long work neither blocks
 // a request nor dies with it.
-func startQueue(ctx context.Context, pool *pgxpool.Pool, importer *imports.Service, log *slog.Logger) (*river.Client[pgx.Tx], error) {
+func startQueue(ctx context.Context, pool *pgxpool.Pool, importer *imports.Service, syncer *rates.Syncer, log *slog.Logger) (*river.Client[pgx.Tx], error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &imports.ImportWorker{Service: importer})
 	river.AddWorker(workers, &imports.ReprocessWorker{Pool: pool, Log: log})
+	river.AddWorker(workers, &rates.SyncWorker{Syncer: syncer})
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
-		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 2}},
+		// Rate syncs have their own queue: a long import never holds one up.
+		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 2}, rates.Queue: {MaxWorkers: 1}},
 		Workers: workers,
 		Logger:  log.With("component", "jobs"),
 	})

@@ -31,7 +31,7 @@ type Deps struct {
 	UI       fs.FS // the built UI (index.html at its root); nil when not built in
 	Identity *identity.Service
 	Engine   *engine.Engine
-	Rates    *rates.Syncer
+	Rates    *rates.Runner
 	Imports  *imports.Service
 	Version  string
 	Now      func() time.Time

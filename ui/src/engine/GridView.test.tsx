@@ -167,4 +167,36 @@ describe('GridView', () => {
     expect((await screen.findByText('SUCCESS')).className).toContain('grid-badge--success');
     expect(screen.getByText('ERROR').className).toContain('grid-badge--danger');
   });
+
+  it('says how a toolbar action went: done, still running in the background, or failed with the server message', async () => {
+    const sync = { id: 'sync', label: 'actions.syncRates', icon: 'pi-sync', method: 'POST', path: '/CurrencyExchangeRate/sync', success: 'messages.syncSucceeded', failure: 'messages.syncFailed' };
+    const answers: Array<[number, unknown]> = [
+      ok({ date: '2026-11-20', inserted: 8 }),
+      [202, { succeeded: true, data: { jobId: 7, running: true } }],
+      fail(503, 'Exchange rates could not be synchronised: the rate feed answered 502'),
+    ];
+    const api = mockApi({
+      'GET /api/meta/views/VW_TblMasterCountry': ok(countryView),
+      'POST /api/grid': pageReply,
+      'POST /api/CurrencyExchangeRate/sync': () => answers.shift()!,
+    });
+    render(
+      <ToastProvider>
+        <MemoryRouter>
+          <GridView viewName="VW_TblMasterCountry" actions={[sync]} />
+        </MemoryRouter>
+      </ToastProvider>,
+    );
+    await screen.findByText('Country 0');
+    const button = screen.getByTestId('grid-action-sync');
+    fireEvent.click(button);
+    expect(await screen.findByText('Exchange rates synchronized successfully')).toBeTruthy();
+    await waitFor(() => expect((button as HTMLButtonElement).disabled).toBe(false));
+    fireEvent.click(button);
+    expect(await screen.findByText('Still running in the background; the results appear when it finishes.')).toBeTruthy();
+    await waitFor(() => expect((button as HTMLButtonElement).disabled).toBe(false));
+    fireEvent.click(button);
+    expect(await screen.findByText('Exchange rates could not be synchronised: the rate feed answered 502')).toBeTruthy();
+    expect(api.callsTo('POST', '/api/CurrencyExchangeRate/sync').length).toBe(3);
+  });
 });

@@ -251,8 +251,13 @@ function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, a
   const runAction = async (action: ActionMeta) => {
     setBusyAction(action.id);
     try {
-      await engineApi.action(action.method, action.path);
-      toast.success(t(action.success));
+      const answer = await engineApi.action(action.method, action.path);
+      // A background job that outlasted the request: it goes on, say so.
+      if (answer && typeof answer === 'object' && (answer as { running?: unknown }).running === true) {
+        toast.info(t('grid.actionRunning'));
+      } else {
+        toast.success(t(action.success));
+      }
       grid.refresh();
     } catch (err) {
       const message = err instanceof Error && err.message && err.message !== GENERIC_ERROR ? err.message : t(action.failure);
