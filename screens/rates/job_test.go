@@ -100,4 +100,3 @@ func TestSyncAsJob(t *testing.T) {
 		t.Errorf("%d rates after the slow sync finished", n)
 	}
 }
-
