@@ -81,6 +81,19 @@ type Descriptor struct {
 	Strict *bool `yaml:"strict"`
 	// IgnoreColumns lists source headers that are known and not imported.
 	IgnoreColumns []string `yaml:"ignoreColumns"`
+	// DebitCredit reads one signed amount from two columns, as many bank
+	// exports write it: money out in one, money in in the other.
+	DebitCredit *DebitCredit `yaml:"debitCredit"`
+}
+
+// DebitCredit maps a decimal field to a debit and a credit column (headers
+// or "#N"). In each row one of them holds the amount and the other is empty
+// or zero; a debit is stored negative and a credit positive, whatever sign
+// the export writes them with.
+type DebitCredit struct {
+	Field  string `yaml:"field"`
+	Debit  string `yaml:"debit"`
+	Credit string `yaml:"credit"`
 }
 
 // maxFooterRows bounds FooterRows, whose rows are held back in memory.
@@ -101,6 +114,13 @@ type compiled struct {
 	source   []string // per field: source header or "#N"; "" when not read from the file
 	defaults []any    // per field: typed default or nil
 	ignore   map[string]bool
+	dc       *debitCredit
+}
+
+// debitCredit is DebitCredit compiled: the field index and its two sources.
+type debitCredit struct {
+	field  int
+	source [2]string // debit, credit
 }
 
 var thousandsOK = []string{"", ",", ".", " ", "'", "\u00a0", "\u202f"}
@@ -134,6 +154,7 @@ func (d *Descriptor) compile() (*compiled, []string) {
 			{"dateFormat", d.DateFormat != ""}, {"decimalSeparator", d.DecimalSeparator != ""},
 			{"thousandsSeparator", d.ThousandsSeparator != ""}, {"columns", d.Columns != nil},
 			{"trim", d.Trim != nil}, {"strict", d.Strict != nil}, {"ignoreColumns", d.IgnoreColumns != nil},
+			{"debitCredit", d.DebitCredit != nil},
 		} {
 			if o.set {
 				set = append(set, o.name)
@@ -245,6 +266,34 @@ func (d *Descriptor) compile() (*compiled, []string) {
 			}
 		}
 	}
+	if dc := d.DebitCredit; dc != nil && table {
+		i := fieldIndex(d.Kind, dc.Field)
+		debit, credit := strings.TrimSpace(dc.Debit), strings.TrimSpace(dc.Credit)
+		switch {
+		case i < 0:
+			add("debitCredit: field %q is not a field of kind %s (fields: %s)", dc.Field, d.Kind, fieldNames(d.Kind))
+		case c.fields[i].Type != TypeDecimal:
+			add("debitCredit: field %s is not an amount", dc.Field)
+		case c.source[i] != "" && d.Columns != nil:
+			add("debitCredit: field %s is also mapped in columns; map it in one place", dc.Field)
+		case debit == "" || credit == "":
+			add("debitCredit: both debit and credit need a source column")
+		case normHeader(debit) == normHeader(credit):
+			add("debitCredit: debit and credit are the same column %q", debit)
+		default:
+			for _, src := range []string{debit, credit} {
+				if strings.HasPrefix(src, "#") {
+					if n, err := strconv.Atoi(src[1:]); err != nil || n < 1 || n > 16384 {
+						add("debitCredit: %q is not a column position like #3", src)
+					}
+				} else if c.header == 0 {
+					add("debitCredit: with headerRow 0 the file has no headers; refer to %q by position (#N)", src)
+				}
+			}
+			c.source[i] = "" // read from the pair, not from one column
+			c.dc = &debitCredit{field: i, source: [2]string{debit, credit}}
+		}
+	}
 	for _, name := range sortedKeys(d.Defaults) {
 		i := fieldIndex(d.Kind, name)
 		if i < 0 {
@@ -260,7 +309,7 @@ func (d *Descriptor) compile() (*compiled, []string) {
 	}
 	if table {
 		for i, f := range c.fields {
-			if f.Required && c.source[i] == "" && c.defaults[i] == nil {
+			if f.Required && c.source[i] == "" && c.defaults[i] == nil && (c.dc == nil || c.dc.field != i) {
 				add("required field %s has neither a column nor a default", f.Name)
 			}
 		}

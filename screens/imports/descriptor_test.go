@@ -8,14 +8,14 @@ import (
 
 func TestLoadDescriptorsExamples(t *testing.T) {
 	ds := exampleDescriptors(t)
-	for name, kind := range map[string]Kind{"nuvei-transactions": Transaction, "amex-settlements": Settlement, "nordic-bank-sek": Bank, "mt940-nordea": Bank} {
+	for name, kind := range map[string]Kind{"nuvei-transactions": Transaction, "amex-settlements": Settlement, "nordic-bank-sek": Bank, "mt940-nordea": Bank, "uk-bank-gbp": Bank} {
 		d := ds[name]
 		if d == nil || d.Kind != kind {
 			t.Errorf("%s: got %+v", name, d)
 		}
 	}
-	if len(ds) != 4 {
-		t.Errorf("loaded %d descriptors, want 4", len(ds))
+	if len(ds) != 5 {
+		t.Errorf("loaded %d descriptors, want 5", len(ds))
 	}
 }
 
@@ -46,6 +46,12 @@ func TestLoadDescriptorsProblems(t *testing.T) {
 		{"bad delimiter", "kind: ticket\nformat: csv\ndelimiter: ';;'\n", []string{`delimiter: ";;" must be a single character`}},
 		{"positions need no header", "kind: ticket\nformat: csv\nheaderRow: 0\ncolumns:\n  TicketNumber: Ticket\n  TransDate: '#2'\n  Currency: '#3'\n  SaleAmount: '#4'\n", []string{"columns: TicketNumber: with headerRow 0 the file has no headers"}},
 		{"empty file", "", []string{"imports/f.yaml: empty file"}},
+		{"debitCredit on a text field", "kind: bank\nformat: csv\ndebitCredit: {field: Text, debit: D, credit: C}\n", []string{"debitCredit: field Text is not an amount"}},
+		{"debitCredit without credit", "kind: bank\nformat: csv\ndebitCredit: {field: AmountLocal, debit: D}\n", []string{"debitCredit: both debit and credit need a source column"}},
+		{"debitCredit and columns", "kind: bank\nformat: csv\ncolumns: {BankAccount: A, BookedDate: B, AmountLocal: X, Currency: C}\ndebitCredit: {field: AmountLocal, debit: D, credit: C}\n",
+			[]string{"debitCredit: field AmountLocal is also mapped in columns; map it in one place"}},
+		{"debitCredit on mt940", "kind: bank\nformat: mt940\ndebitCredit: {field: AmountLocal, debit: D, credit: C}\n", []string{"debitCredit: not an option of format mt940"}},
+		{"debitCredit one column", "kind: bank\nformat: csv\ndebitCredit: {field: AmountLocal, debit: Amount, credit: ' amount'}\n", []string{`debitCredit: debit and credit are the same column "Amount"`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

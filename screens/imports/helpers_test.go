@@ -49,7 +49,7 @@ func defaultDescriptor(t testing.TB, kind Kind, format string) *Descriptor {
 // exampleDescriptors are the committed example layouts.
 func exampleDescriptors(t testing.TB) map[string]*Descriptor {
 	t.Helper()
-	ds, err := LoadDescriptors(os.DirFS("testdata/descriptors"))
+	ds, err := LoadDescriptors(os.DirFS("../..")) // the layouts the product ships in imports/
 	if err != nil {
 		t.Fatal(err)
 	}

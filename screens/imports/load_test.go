@@ -101,6 +101,7 @@ func TestLoadEveryKind(t *testing.T) {
 		{Bank, "camt053.xml", "", "bank_booking", -1},
 		{Bank, "mt940.sta", "", "bank_booking", -1},
 		{Bank, "nordic-bank.csv", "nordic-bank-sek", "bank_booking", -1},
+		{Bank, "uk-bank.csv", "uk-bank-gbp", "bank_booking", 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

@@ -1,12 +1,14 @@
 package imports
 
 import (
+	"strings"
 	"testing"
 )
 
 const (
 	seAcct = "SE4550000000058398257466"
 	euAcct = "5000-123456"
+	ukAcct = "GB29NWBK60161331926819"
 )
 
 // TestParseFixtures parses every good fixture and checks each typed value.
@@ -92,6 +94,13 @@ func TestParseFixtures(t *testing.T) {
 				{seAcct, d("2026-11-02"), d("2026-11-02"), "Avgift kortinlösen", "-125.50", "SEK", nil, "5484381425", "124874.50"},
 				{seAcct, d("2026-11-03"), d("2026-11-04"), "Stockholm Catering AB", "-3400.00", "SEK", nil, "5484381426", "121474.50"},
 			}, lines: []int{3, 4, 5}},
+		{name: "UK bank csv layout, debit and credit columns", file: "uk-bank.csv", desc: ex["uk-bank-gbp"],
+			want: [][]any{
+				{ukAcct, d("2026-11-02"), nil, "NUVEI LIMITED PAYOUT 778901", "15000.00", "GBP", nil, nil, "65000.00"},
+				{ukAcct, d("2026-11-02"), nil, "CARD PROCESSING FEES", "-84.20", "GBP", nil, nil, "64915.80"},
+				{ukAcct, d("2026-11-03"), nil, "Heathrow Catering Ltd", "-1250.00", "GBP", nil, nil, "63665.80"},
+				{ukAcct, d("2026-11-04"), nil, "ACCOUNT FEE", "0", "GBP", nil, nil, "63665.80"},
+			}, lines: []int{2, 3, 4, 5}},
 		{name: "camt.053.001.02, two statements", file: "camt053.xml", desc: defaultDescriptor(t, Bank, FormatCamt053),
 			want: [][]any{
 				{seAcct, d("2026-11-02"), d("2026-11-02"), "Bankgiro insättning / NUVEI LIMITED / PAYOUT 778899 SETTLEMENT 2026-10-31", "25000.00", "SEK", "ARCH-0001", "E1", "125000.00"},
@@ -137,5 +146,42 @@ func TestParseFixtures(t *testing.T) {
 				t.Errorf("format %q, want %q", sum.Format, tc.desc.Format)
 			}
 		})
+	}
+}
+
+// A debit-and-credit layout refuses rows with an amount in both columns
+// or a malformed one, naming the column, and loads nothing of them.
+func TestParseDebitCredit(t *testing.T) {
+	d := exampleDescriptors(t)["uk-bank-gbp"]
+	file := "Transaction Date,Transaction Type,Sort Code,Account Number,Transaction Description,Debit Amount,Credit Amount,Balance\n" +
+		"02/11/2026,BGC,60-16-13,31926819,BOTH,10.00,20.00,1\n" +
+		"02/11/2026,BGC,60-16-13,31926819,BAD,ten,,1\n" +
+		"02/11/2026,BGC,60-16-13,31926819,NEITHER,,,1\n" +
+		"02/11/2026,BGC,60-16-13,31926819,NEGATIVE DEBIT,-5.50,,1\n"
+	rows, sum, err := parseBytes(t, d, "uk.csv", []byte(file), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`line 2, column 7: both the debit column "Debit Amount" and the credit column "Credit Amount" hold an amount; one of them must be empty or zero`,
+		`line 3, column 6: AmountLocal: "ten" is not an amount with decimal separator '.' and no thousands separator`,
+		`line 4, column 6: AmountLocal is required but empty`,
+	}
+	if sum.ErrorCount != len(want) {
+		t.Fatalf("errors %v", sum.Errors)
+	}
+	for i, w := range want {
+		if got := sum.Errors[i].String(); got != w {
+			t.Errorf("error %d:\n got %s\nwant %s", i, got, w)
+		}
+	}
+	if len(rows) != 1 || rows[0].Values[4] != "-5.50" {
+		t.Errorf("rows %v: a debit written negative is still money out", rows)
+	}
+
+	// Without one of its columns the file is refused at the header.
+	_, _, err = parseBytes(t, d, "uk.csv", []byte("Transaction Date,Transaction Description,Debit Amount,Balance\n02/11/2026,X,1.00,1\n"), Limits{})
+	if err == nil || !strings.Contains(err.Error(), "missing columns Credit Amount") {
+		t.Errorf("missing credit column: %v", err)
 	}
 }

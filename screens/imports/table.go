@@ -27,11 +27,18 @@ func (p *parser) table(src records, cell cellFunc) error {
 	for i := range cols {
 		cols[i] = -1
 	}
+	dcCols := [2]int{-1, -1} // debit and credit columns of a debitCredit amount
 	if c.header == 0 {
 		for i, s := range c.source {
 			if s != "" {
 				n, _ := strconv.Atoi(s[1:])
 				cols[i] = n - 1
+			}
+		}
+		if c.dc != nil {
+			for k, s := range c.dc.source {
+				n, _ := strconv.Atoi(s[1:])
+				dcCols[k] = n - 1
 			}
 		}
 	} else {
@@ -50,7 +57,7 @@ func (p *parser) table(src records, cell cellFunc) error {
 			}
 			line, header = l, rec
 		}
-		if err := p.mapHeader(header, line, cols); err != nil {
+		if err := p.mapHeader(header, line, cols, &dcCols); err != nil {
 			return err
 		}
 	}
@@ -66,6 +73,9 @@ func (p *parser) table(src records, cell cellFunc) error {
 	errCols := make([]int, len(cols))
 	for i, ci := range cols {
 		errCols[i] = ci + 1
+	}
+	if c.dc != nil {
+		errCols[c.dc.field] = dcCols[0] + 1
 	}
 	type held struct {
 		line int
@@ -86,6 +96,14 @@ func (p *parser) table(src records, cell cellFunc) error {
 				continue
 			}
 			values[i] = v
+		}
+		if c.dc != nil {
+			v, col, msg := c.dc.amount(rec, dcCols, cell)
+			if msg != "" {
+				p.rowError(line, col, c.fields[c.dc.field].Name, "%s", msg)
+				v, bad = failed, true
+			}
+			values[c.dc.field] = v
 		}
 		return p.finish(line, values, bad, errCols)
 	}
@@ -117,6 +135,45 @@ func (p *parser) table(src records, cell cellFunc) error {
 	}
 }
 
+// amount reads the signed amount of a row from its debit and credit
+// columns: a debit is negative, a credit positive; an empty or zero column
+// is the other one's turn; both holding an amount is an error (reported at
+// the returned column), as is a malformed number.
+func (dc *debitCredit) amount(rec []string, at [2]int, cell cellFunc) (any, int, string) {
+	var amounts [2]string
+	zero := false
+	for k, ci := range at {
+		if ci < 0 || ci >= len(rec) {
+			continue
+		}
+		v, msg := cell(dc.field, rec[ci])
+		if msg != "" {
+			return nil, ci + 1, msg
+		}
+		if v == nil {
+			continue
+		}
+		n := strings.TrimPrefix(v.(string), "-")
+		if strings.Trim(n, "0.") == "" {
+			zero = true
+			continue
+		}
+		amounts[k] = n
+	}
+	switch {
+	case amounts[0] != "" && amounts[1] != "":
+		return nil, at[1] + 1, fmt.Sprintf("both the debit column %s and the credit column %s hold an amount; one of them must be empty or zero",
+			quote(dc.source[0]), quote(dc.source[1]))
+	case amounts[0] != "":
+		return "-" + amounts[0], 0, ""
+	case amounts[1] != "":
+		return amounts[1], 0, ""
+	case zero:
+		return "0", 0, ""
+	}
+	return nil, 0, ""
+}
+
 func blank(rec []string) bool {
 	for _, s := range rec {
 		if trimSpace(s) != "" {
@@ -136,7 +193,7 @@ func normHeader(s string) string {
 // refuses, in one message, missing columns, duplicated ones and (when the
 // layout is strict) unknown ones - the checks that catch a file of another
 // kind or layout before any of its rows is read.
-func (p *parser) mapHeader(header []string, line int, cols []int) error {
+func (p *parser) mapHeader(header []string, line int, cols []int, dcCols *[2]int) error {
 	c := p.c
 	if len(header) > p.lim.MaxFields {
 		return fileError(p.file, line, 0, "the header has %d columns, more than the limit of %d", len(header), p.lim.MaxFields)
@@ -185,6 +242,29 @@ func (p *parser) mapHeader(header []string, line int, cols []int) error {
 			continue
 		}
 		cols[i], used[j] = j, true
+	}
+	if c.dc != nil {
+		for k, src := range c.dc.source {
+			if strings.HasPrefix(src, "#") {
+				n, _ := strconv.Atoi(src[1:])
+				if n > len(header) {
+					problems = append(problems, fmt.Sprintf("%s is mapped to column %s but the header has %d columns", c.fields[c.dc.field].Name, src, len(header)))
+					continue
+				}
+				dcCols[k], used[n-1] = n-1, true
+				continue
+			}
+			n := normHeader(src)
+			j, ok := at[n]
+			switch {
+			case !ok:
+				missing = append(missing, src)
+			case dup[n] != nil:
+				problems = append(problems, fmt.Sprintf("column %q appears more than once (columns %s)", src, joinInts(dup[n])))
+			default:
+				dcCols[k], used[j] = j, true
+			}
+		}
 	}
 	var unknown []string
 	if c.strict {
@@ -241,6 +321,9 @@ func expected(c *compiled) []string {
 		if s != "" {
 			out = append(out, s)
 		}
+	}
+	if c.dc != nil {
+		out = append(out, c.dc.source[:]...)
 	}
 	return out
 }
