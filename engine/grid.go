@@ -261,10 +261,21 @@ type GridSQL struct {
 	Match     string
 	MatchArgs []any
 	query     *query
+	request   GridRequest
 }
 
 // SQL validates a grid request and returns the statements it runs.
 func (e *Engine) SQL(ctx context.Context, r GridRequest) (*GridSQL, error) {
+	g, err := e.pageSQL(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return g, g.countSQL()
+}
+
+// pageSQL validates a grid request and builds its page statement; the count
+// statements (countSQL) are built only for a page that needs them.
+func (e *Engine) pageSQL(ctx context.Context, r GridRequest) (*GridSQL, error) {
 	q, err := e.resolve(ctx, &r)
 	if err != nil {
 		return nil, err
@@ -278,29 +289,36 @@ func (e *Engine) SQL(ctx context.Context, r GridRequest) (*GridSQL, error) {
 	if r.PageNumber < 0 {
 		return nil, Invalid("PageNumber", "PageNumber is a row offset and cannot be negative.")
 	}
-	g := &GridSQL{query: q}
+	g := &GridSQL{query: q, request: r}
 	if g.Page, g.PageArgs, err = q.dataset().Limit(uint(r.PageSize)).Offset(uint(r.PageNumber)).ToSQL(); err != nil {
 		return nil, Internal(fmt.Errorf("grid %s: %w", r.ViewName, err))
 	}
+	return g, nil
+}
+
+// countSQL builds the match and count statements.
+func (g *GridSQL) countSQL() error {
+	q, r := g.query, g.request
 	countDS := dialect.From(goqu.I(q.view.Source)).Prepared(true).Select(goqu.L("1"))
 	if q.where != nil {
 		countDS = countDS.Where(q.where)
 	}
+	var err error
 	if g.Match, g.MatchArgs, err = countDS.ToSQL(); err != nil {
-		return nil, Internal(fmt.Errorf("grid %s match: %w", r.ViewName, err))
+		return Internal(fmt.Errorf("grid %s match: %w", r.ViewName, err))
 	}
 	if !r.ExactCount {
 		countDS = countDS.Limit(CountCap + 1)
 	}
 	if g.Count, g.CountArgs, err = dialect.From(countDS.As("matches")).Prepared(true).Select(goqu.COUNT(goqu.Star())).ToSQL(); err != nil {
-		return nil, Internal(fmt.Errorf("grid %s count: %w", r.ViewName, err))
+		return Internal(fmt.Errorf("grid %s count: %w", r.ViewName, err))
 	}
-	return g, nil
+	return nil
 }
 
 // Page returns one page of a grid and its total.
 func (e *Engine) Page(ctx context.Context, r GridRequest) (*GridPage, error) {
-	g, err := e.SQL(ctx, r)
+	g, err := e.pageSQL(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -321,6 +339,9 @@ func (e *Engine) Page(ctx context.Context, r GridRequest) (*GridPage, error) {
 		if n := page.rows; n < r.PageSize && (n > 0 || r.PageNumber == 0) {
 			page.TotalCount = int64(r.PageNumber + n)
 			return nil
+		}
+		if err := g.countSQL(); err != nil {
+			return err
 		}
 		if !r.ExactCount {
 			// Counting even to the cap costs a scan of that many matches;
