@@ -150,6 +150,23 @@ func (e *Engine) Get(ctx context.Context, f *Form, id int64) (map[string]any, er
 	return rec, TranslatePG(err)
 }
 
+// applyTransforms applies trim and upper, in order, to a text value.
+func applyTransforms(raw any, transform []string) any {
+	s, ok := raw.(string)
+	if !ok {
+		return raw
+	}
+	for _, t := range transform {
+		switch t {
+		case "trim":
+			s = strings.TrimSpace(s)
+		case "upper":
+			s = strings.ToUpper(s)
+		}
+	}
+	return s
+}
+
 // Validate checks a record body against the form, the same rules the UI's
 // JSON Schema states: defaults (on create), transforms, required, types,
 // lengths, enums, ranges. It returns the column values to write. Fields the
@@ -157,18 +174,7 @@ func (e *Engine) Get(ctx context.Context, f *Form, id int64) (map[string]any, er
 func (f *Form) Validate(body map[string]any, creating bool) (goqu.Record, error) {
 	rec := goqu.Record{}
 	for _, ff := range f.Fields {
-		raw := body[ff.Field]
-		if s, ok := raw.(string); ok {
-			for _, t := range ff.Transform {
-				switch t {
-				case "trim":
-					s = strings.TrimSpace(s)
-				case "upper":
-					s = strings.ToUpper(s)
-				}
-			}
-			raw = s
-		}
+		raw := applyTransforms(body[ff.Field], ff.Transform)
 		empty := raw == nil || raw == ""
 		if empty && creating && ff.Default != nil {
 			raw, empty = ff.Default, false

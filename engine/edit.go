@@ -80,7 +80,7 @@ func (e *Engine) UpdateRow(ctx context.Context, r RowEdit) (map[string]any, erro
 		if c == nil || !c.Editable {
 			return nil, Invalid(field, "%s is not an editable field of %s.", field, v.Name)
 		}
-		val, err := c.ParseValue(raw)
+		val, err := c.ParseValue(applyTransforms(raw, c.Transform))
 		if err != nil {
 			return nil, err
 		}

@@ -419,12 +419,16 @@ func TestFormCRUD(t *testing.T) {
 		t.Errorf("enum: %v", err)
 	}
 	cfg, _ := f.e.FormByResource(f.ctx, "ConfigSettings")
-	c, err := f.e.Create(f.ctx, cfg, map[string]any{"providerName": "Nuvei", "transactionType": json.Number("2"), "dateThreshold": json.Number("3")})
-	if err != nil || c["transactionType"] != "2" {
-		t.Errorf("config %v %v", c, err)
+	c, err := f.e.Create(f.ctx, cfg, map[string]any{"providerName": "Nuvei", "transactionType": json.Number("2"), "providerActor": "Card"})
+	if err != nil || c["transactionType"] != "2" || fmt.Sprint(c["dateThreshold"]) != "0" {
+		t.Errorf("config %v %v: dateThreshold defaults to 0", c, err)
 	}
-	if _, err := f.e.Create(f.ctx, cfg, map[string]any{"providerName": "Nuvei", "transactionType": "1", "dateThreshold": json.Number("400")}); fieldOf(err) != "dateThreshold" {
+	if _, err := f.e.Create(f.ctx, cfg, map[string]any{"providerName": "Nuvei", "transactionType": "1", "providerActor": "Card", "dateThreshold": json.Number("400")}); fieldOf(err) != "dateThreshold" {
 		t.Errorf("range: %v", err)
+	}
+	// Spec 03: the add form needs providerName, transactionType and providerActor.
+	if _, err := f.e.Create(f.ctx, cfg, map[string]any{"providerName": "Nuvei", "transactionType": "1"}); fieldOf(err) != "providerActor" {
+		t.Errorf("providerActor missing: %v", err)
 	}
 	providers, err := f.e.LookupList(f.ctx, cfg, "GetDistinctIncomingTransactions")
 	if err != nil || len(providers) != 1 || providers[0]["TransProvider"] != "Nuvei" || providers[0]["Id"] == nil {
@@ -443,7 +447,7 @@ func TestFormSchema(t *testing.T) {
 	m := form.Meta()
 	b, _ := json.Marshal(m)
 	s := string(b)
-	for _, want := range []string{`"required":["providerName","transactionType"]`, `"ui:widget":"lookup"`, `"lookup":"/ConfigSettings/GetDistinctIncomingTransactions"`,
+	for _, want := range []string{`"required":["providerName","transactionType","providerActor"]`, `"saveWhenValid":true`, `"default":0`, `"ui:widget":"lookup"`, `"lookup":"/ConfigSettings/GetDistinctIncomingTransactions"`,
 		`"const":2`, `"title":"config.transactionTypes.settlement"`, `"maximum":365`, `"width":500`} {
 		if !strings.Contains(s, want) {
 			t.Errorf("schema lacks %s: %s", want, s)
@@ -568,4 +572,48 @@ func fieldOf(err error) string {
 		return e.Field
 	}
 	return ""
+}
+
+// Currency codes: trimmed and upper-cased in the add dialog and inline,
+// three letters or a message naming the field, never the database's check.
+func TestCodeRulesInFormsAndInlineEdits(t *testing.T) {
+	f := newFixture(t)
+	form, err := f.e.FormByResource(f.ctx, "CurrencyExchangeRate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := f.e.Create(f.ctx, form, map[string]any{"exchangeRateOn": "2026-11-20", "code": " sek ", "currency": "Swedish krona", "usd": json.Number("0.095")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec["code"] != "SEK" || rec["dkk"] != "0.00000000" || rec["usd"] != "0.09500000" {
+		t.Errorf("created %v: code upper-cased, unset rates 0", rec)
+	}
+	for code, want := range map[string]string{
+		"SE":   "code must be at least 3 characters.",
+		"S1K":  "code must be three letters, e.g. SEK.",
+		"SEKX": "code must be at most 3 characters.",
+	} {
+		_, err := f.e.Create(f.ctx, form, map[string]any{"exchangeRateOn": "2026-11-21", "code": code, "currency": "x"})
+		var e *Error
+		if !asError(err, &e) || e.Code != CodeInvalid || e.Field != "code" || e.Message != want {
+			t.Errorf("code %q: %v, want %q", code, err, want)
+		}
+	}
+
+	page, err := f.e.Page(f.ctx, GridRequest{ViewName: "VW_CurrencyExchangeRate"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := page.Rows()[0]
+	saved, err := f.e.UpdateRow(f.ctx, RowEdit{TableName: "CurrencyExchangeRate", KeyColumnName: "ExchangeId", Key: row["ExchangeId"],
+		Values: map[string]any{"Code": " nok "}, Version: row["UpdatedOn"]})
+	if err != nil || saved["Code"] != "NOK" {
+		t.Fatalf("inline edit of the code: %v %v", saved, err)
+	}
+	_, err = f.e.UpdateRow(f.ctx, RowEdit{ViewName: "VW_CurrencyExchangeRate", Key: row["ExchangeId"], Values: map[string]any{"Code": "n0k"}, Version: saved["UpdatedOn"]})
+	var e *Error
+	if !asError(err, &e) || e.Field != "Code" || e.Message != "Code must be three letters, e.g. SEK." {
+		t.Errorf("inline edit to n0k: %v", err)
+	}
 }

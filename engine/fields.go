@@ -113,6 +113,15 @@ func parseText(c *Column, v any) (any, error) {
 	if c.MaxLength > 0 && len([]rune(s)) > c.MaxLength {
 		return nil, Invalid(c.Field, "%s must be at most %d characters.", c.Field, c.MaxLength)
 	}
+	if c.MinLength > 0 && len([]rune(s)) < c.MinLength {
+		return nil, Invalid(c.Field, "%s must be at least %d characters.", c.Field, c.MinLength)
+	}
+	if c.pattern != nil && !c.pattern.MatchString(s) {
+		if c.PatternHint != "" {
+			return nil, Invalid(c.Field, "%s must be %s.", c.Field, c.PatternHint)
+		}
+		return nil, Invalid(c.Field, "%s has the wrong format.", c.Field)
+	}
 	if strings.ContainsRune(s, 0) {
 		return nil, Invalid(c.Field, "%s contains a NUL character.", c.Field)
 	}

@@ -100,14 +100,16 @@ func (e *Engine) ScreenByRoute(ctx context.Context, route string) (*Screen, erro
 
 // FormMeta is a form as JSON Schema + uiSchema for @rjsf, with the dialog's settings.
 type FormMeta struct {
-	Name     string         `json:"name"`
-	Resource string         `json:"resource"`
-	Key      string         `json:"key"`
-	Title    string         `json:"title"`
-	Width    int            `json:"width"`
-	Success  string         `json:"success,omitempty"`
-	Schema   map[string]any `json:"schema"`
-	UISchema map[string]any `json:"uiSchema"`
+	Name     string `json:"name"`
+	Resource string `json:"resource"`
+	Key      string `json:"key"`
+	Title    string `json:"title"`
+	Width    int    `json:"width"`
+	Success  string `json:"success,omitempty"`
+	// SaveWhenValid: Save stays disabled until the form is valid.
+	SaveWhenValid bool           `json:"saveWhenValid,omitempty"`
+	Schema        map[string]any `json:"schema"`
+	UISchema      map[string]any `json:"uiSchema"`
 }
 
 // Meta returns the form's JSON Schema and uiSchema. Titles are translation
@@ -129,6 +131,12 @@ func (f *Form) Meta() FormMeta {
 			p["type"] = "string"
 			if ff.MaxLength > 0 {
 				p["maxLength"] = ff.MaxLength
+			}
+			if ff.MinLength > 0 {
+				p["minLength"] = ff.MinLength
+			}
+			if ff.Pattern != "" {
+				p["pattern"] = "^(?:" + ff.Pattern + ")$"
 			}
 		case "int":
 			p["type"] = "integer"
@@ -205,7 +213,7 @@ func (f *Form) Meta() FormMeta {
 	if title == "" {
 		title = "forms." + f.Name + ".title"
 	}
-	return FormMeta{Name: f.Name, Resource: f.Resource, Key: f.Key.Field, Title: title, Width: f.Width, Success: f.Success,
+	return FormMeta{Name: f.Name, Resource: f.Resource, Key: f.Key.Field, Title: title, Width: f.Width, Success: f.Success, SaveWhenValid: f.SaveWhenValid,
 		Schema: map[string]any{"type": "object", "required": required, "properties": props}, UISchema: ui}
 }
 

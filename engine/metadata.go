@@ -29,6 +29,9 @@ type Screen struct {
 	Screen int    `yaml:"screen" json:"screen"`
 	Title  string `yaml:"title" json:"title"` // translation key
 	Tabs   []*Tab `yaml:"tabs" json:"tabs"`
+	// ShowTabs shows the tab strip of a one-tab screen too (the spec names
+	// its one tab); without it such a screen is just its grid.
+	ShowTabs bool `yaml:"showTabs" json:"showTabs,omitempty"`
 	// Menu puts a screen that has no fixed menu entry into the sidebar.
 	Menu *MenuEntry `yaml:"menu" json:"menu,omitempty"`
 }
@@ -96,27 +99,35 @@ type SortSpec struct {
 
 // Column is one grid column: the API/UI name (Field) and the SQL name (Column).
 type Column struct {
-	Field     string   `yaml:"field"`
-	Column    string   `yaml:"column"`
-	Type      string   `yaml:"type"`
-	Label     string   `yaml:"label"` // translation key; default views.<view>.fields.<field>
-	Hidden    bool     `yaml:"hidden"`
-	Editable  bool     `yaml:"editable"`
-	MaxLength int      `yaml:"maxLength"`
-	Scale     int      `yaml:"scale"`
-	Values    []string `yaml:"values"`
-	Width     int      `yaml:"width"`
-	Status    *Status  `yaml:"status"` // colour rule: values shown as labelled badges
-	Sortable  *bool    `yaml:"sortable"`
+	Field     string `yaml:"field"`
+	Column    string `yaml:"column"`
+	Type      string `yaml:"type"`
+	Label     string `yaml:"label"` // translation key; default views.<view>.fields.<field>
+	Hidden    bool   `yaml:"hidden"`
+	Editable  bool   `yaml:"editable"`
+	MaxLength int    `yaml:"maxLength"`
+	MinLength int    `yaml:"minLength"`
+	// Pattern is a regular expression an edited text value must match in
+	// full (after Transform); PatternHint says in words what it wants
+	// ("three letters, e.g. SEK") for the error message.
+	Pattern     string   `yaml:"pattern"`
+	PatternHint string   `yaml:"patternHint"`
+	Transform   []string `yaml:"transform"` // trim, upper: applied to inline edits
+	Scale       int      `yaml:"scale"`
+	Values      []string `yaml:"values"`
+	Width       int      `yaml:"width"`
+	Status      *Status  `yaml:"status"` // colour rule: values shown as labelled badges
+	Sortable    *bool    `yaml:"sortable"`
 	// EnumInt is set by validation when an enum is stored in an integer column.
 	EnumInt bool `yaml:"-"`
 	// maxDecimals bounds the decimals a client may send (forms); a grid
 	// column's Scale is only how it is shown.
 	maxDecimals int
+	pattern     *regexp.Regexp // Pattern, compiled by the structural checks
 }
 
 // Status colours a column by value: a value listed in Values gets that
-// label and severity, any other non-empty value gets Otherwise (extraction
+// label and severity, any other value (an empty one too) gets Otherwise (extraction
 // logs: Success is SUCCESS in green, anything else ERROR in red).
 type Status struct {
 	Values    map[string]Badge `yaml:"values" json:"values"`
@@ -146,6 +157,9 @@ type Form struct {
 	OrderBy SortSpec `yaml:"orderBy"`
 	// Success is the translation key of the toast after a successful add.
 	Success string `yaml:"success"`
+	// SaveWhenValid keeps the dialog's Save button disabled until every
+	// field is valid (else Save is always on and reports what is missing).
+	SaveWhenValid bool `yaml:"saveWhenValid"`
 	// View is the grid of the form's records (served at POST /{resource}/grid).
 	View string `yaml:"view"`
 
@@ -171,19 +185,23 @@ type FormKey struct {
 
 // FormField is one input of a form.
 type FormField struct {
-	Field     string   `yaml:"field"`
-	Column    string   `yaml:"column"`
-	Type      string   `yaml:"type"`
-	Label     string   `yaml:"label"`
-	Required  bool     `yaml:"required"`
-	MaxLength int      `yaml:"maxLength"`
-	Scale     int      `yaml:"scale"`
-	Values    []string `yaml:"values"`
-	Default   any      `yaml:"default"`
-	Transform []string `yaml:"transform"` // trim, upper
-	Options   string   `yaml:"options"`   // a lookup of the form whose entries the field offers
-	Min       *float64 `yaml:"min"`
-	Max       *float64 `yaml:"max"`
+	Field     string `yaml:"field"`
+	Column    string `yaml:"column"`
+	Type      string `yaml:"type"`
+	Label     string `yaml:"label"`
+	Required  bool   `yaml:"required"`
+	MaxLength int    `yaml:"maxLength"`
+	MinLength int    `yaml:"minLength"`
+	// Pattern and PatternHint: as on a view column.
+	Pattern     string   `yaml:"pattern"`
+	PatternHint string   `yaml:"patternHint"`
+	Scale       int      `yaml:"scale"`
+	Values      []string `yaml:"values"`
+	Default     any      `yaml:"default"`
+	Transform   []string `yaml:"transform"` // trim, upper
+	Options     string   `yaml:"options"`   // a lookup of the form whose entries the field offers
+	Min         *float64 `yaml:"min"`
+	Max         *float64 `yaml:"max"`
 	// Labels translate enum values (translation keys by value), e.g. Yes/No.
 	Labels map[string]string `yaml:"labels"`
 	// OptionsStore says which side of an options lookup the field stores:
@@ -197,9 +215,47 @@ type FormField struct {
 // col is the field as a Column, so forms share the type registry's parsing.
 func (ff *FormField) col() *Column {
 	if ff.column == nil {
-		ff.column = &Column{Field: ff.Field, Column: ff.Column, Type: ff.Type, MaxLength: ff.MaxLength, Scale: ff.Scale, Values: ff.Values, maxDecimals: ff.Scale}
+		ff.column = &Column{Field: ff.Field, Column: ff.Column, Type: ff.Type, MaxLength: ff.MaxLength, MinLength: ff.MinLength,
+			Pattern: ff.Pattern, PatternHint: ff.PatternHint, Scale: ff.Scale, Values: ff.Values, maxDecimals: ff.Scale}
+		ff.column.pattern = compilePattern(ff.Pattern)
 	}
 	return ff.column
+}
+
+// compilePattern compiles a column's pattern anchored at both ends; nil for
+// none or a bad one (the structural checks report those).
+func compilePattern(p string) *regexp.Regexp {
+	if p == "" {
+		return nil
+	}
+	re, err := regexp.Compile(`^(?:` + p + `)$`)
+	if err != nil {
+		return nil
+	}
+	return re
+}
+
+// checkText reports what is wrong with the length and pattern options of a
+// text column or field named what.
+func checkText(what, typ string, minLength, maxLength int, pattern string, transform []string) []string {
+	var p []string
+	if (minLength != 0 || pattern != "") && typ != "text" {
+		p = append(p, fmt.Sprintf("%s: minLength and pattern apply to text only", what))
+	}
+	if minLength < 0 || maxLength > 0 && minLength > maxLength {
+		p = append(p, fmt.Sprintf("%s: minLength %d must be between 0 and maxLength", what, minLength))
+	}
+	if pattern != "" {
+		if _, err := regexp.Compile(pattern); err != nil {
+			p = append(p, fmt.Sprintf("%s: pattern %q is not a regular expression: %v", what, pattern, err))
+		}
+	}
+	for _, t := range transform {
+		if !transforms[t] {
+			p = append(p, fmt.Sprintf("%s: unknown transform %q (trim, upper)", what, t))
+		}
+	}
+	return p
 }
 
 // Types every column and form field may have.
@@ -346,6 +402,8 @@ func (v *View) check() []string {
 		if c.Editable && v.Table == "" {
 			p = append(p, fmt.Sprintf("column %s: editable, but the view has no base table", c.Field))
 		}
+		p = append(p, checkText("column "+c.Field, c.Type, c.MinLength, c.MaxLength, c.Pattern, c.Transform)...)
+		c.pattern = compilePattern(c.Pattern)
 		if _, dup := fields[c.Field]; dup {
 			p = append(p, fmt.Sprintf("column %s appears twice", c.Field))
 		}
@@ -459,11 +517,7 @@ func (f *Form) check() []string {
 		if ff.Type == "enum" && len(ff.Values) == 0 {
 			p = append(p, fmt.Sprintf("field %s: an enum needs values", ff.Field))
 		}
-		for _, t := range ff.Transform {
-			if !transforms[t] {
-				p = append(p, fmt.Sprintf("field %s: unknown transform %q (trim, upper)", ff.Field, t))
-			}
-		}
+		p = append(p, checkText("field "+ff.Field, ff.Type, ff.MinLength, ff.MaxLength, ff.Pattern, ff.Transform)...)
 		if ff.Options != "" && !lookups[ff.Options] {
 			p = append(p, fmt.Sprintf("field %s: options %q is not a lookup of the form", ff.Field, ff.Options))
 		}

@@ -72,6 +72,10 @@ func TestLoadMetadataProblems(t *testing.T) {
 		{"duplicate column", strings.Replace(goodViews, "- {field: CountryName,", "- {field: CountryCode,", 1), "", []string{"appears twice"}},
 		{"form unknown key", "", goodForm + "colour: red\n", []string{"forms/country.yaml", "colour"}},
 		{"form bad transform", "", strings.Replace(goodForm, "[trim, upper]", "[trim, shout]", 1), []string{`unknown transform "shout"`}},
+		{"bad pattern", strings.Replace(goodViews, "type: text, editable: true}", "type: text, editable: true, pattern: '[A-Z'}", 1), "", []string{"column CountryName: pattern", "is not a regular expression"}},
+		{"pattern on a number", strings.Replace(goodViews, "type: int, hidden: true}", "type: int, hidden: true, pattern: '[0-9]+'}", 1), "", []string{"column CountryID: minLength and pattern apply to text only"}},
+		{"column bad transform", strings.Replace(goodViews, "type: text, editable: true}", "type: text, editable: true, transform: [lower]}", 1), "", []string{`column CountryName: unknown transform "lower"`}},
+		{"form minLength over maxLength", "", strings.Replace(goodForm, "maxLength: 3,", "maxLength: 3, minLength: 4,", 1), []string{"field countryCode: minLength 4 must be between 0 and maxLength"}},
 		{"form enum without values", "", strings.Replace(goodForm, "type: text, required: true}", "type: enum, required: true}", 1), []string{"an enum needs values"}},
 	}
 	for _, tt := range tests {

@@ -616,6 +616,9 @@ type ReprocessArgs struct{}
 // Kind names the job for the queue.
 func (ReprocessArgs) Kind() string { return "bank_reprocess" }
 
+// InsertOpts: a few tries; the last failure is written to the extraction log.
+func (ReprocessArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 3} }
+
 // ReprocessWorker runs reprocess jobs.
 type ReprocessWorker struct {
 	river.WorkerDefaults[ReprocessArgs]
@@ -635,6 +638,19 @@ func (w *ReprocessWorker) Work(ctx context.Context, job *river.Job[ReprocessArgs
 	})
 	if err == nil {
 		w.Log.Info("bank bookings reprocessed", "took", time.Since(start))
+		return nil
+	}
+	w.Log.Error("bank reprocessing failed", "attempt", job.Attempt, "of", job.MaxAttempts, "err", err)
+	if job.Attempt >= job.MaxAttempts { // no more tries: say so where people look
+		msg := err.Error()
+		var e *engine.Error
+		if errors.As(engine.TranslatePG(err), &e) {
+			msg = e.Message
+		}
+		if _, logErr := w.Pool.Exec(context.WithoutCancel(ctx), `insert into extraction_log (module, description, status, error_description, created_by)
+			values ('Bank', 'Reprocessing of all bank bookings', 'Failed', $1, 'system')`, msg); logErr != nil {
+			w.Log.Error("extraction log", "err", logErr)
+		}
 	}
 	return err
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
 
 	"ledgerdesk/engine"
 	"ledgerdesk/internal/pgtest"
@@ -269,4 +270,41 @@ func deref[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// A reprocess job that fails its last try leaves a Failed row in the
+// extraction log (earlier tries only retry).
+func TestReprocessFailureIsLogged(t *testing.T) {
+	l := newLoader(t)
+	w := &ReprocessWorker{Pool: l.pool, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	failed := func() int {
+		var n int
+		l.pool.QueryRow(context.Background(), `select count(*) from extraction_log where module = 'Bank' and status = 'Failed'`).Scan(&n)
+		return n
+	}
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel() // the work cannot reach the database
+	job := func(attempt int) *river.Job[ReprocessArgs] {
+		return &river.Job[ReprocessArgs]{JobRow: &rivertype.JobRow{Attempt: attempt, MaxAttempts: 3}}
+	}
+	if err := w.Work(stopped, job(1)); err == nil {
+		t.Fatal("work with a cancelled context succeeded")
+	}
+	if n := failed(); n != 0 {
+		t.Fatalf("%d Failed rows after a first try that will be retried", n)
+	}
+	if err := w.Work(stopped, job(3)); err == nil {
+		t.Fatal("work with a cancelled context succeeded")
+	}
+	if n := failed(); n != 1 {
+		t.Fatalf("%d Failed rows after the last try, want 1", n)
+	}
+	if err := w.Work(context.Background(), job(1)); err != nil {
+		t.Fatal(err)
+	}
+	var ok int
+	l.pool.QueryRow(context.Background(), `select count(*) from extraction_log where module = 'Bank' and status = 'Success'`).Scan(&ok)
+	if ok != 1 {
+		t.Errorf("%d Success rows after a good run", ok)
+	}
 }

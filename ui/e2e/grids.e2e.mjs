@@ -207,7 +207,7 @@ async function main() {
       await shot(page, 'bank-settings');
     });
 
-    await check('config settings: add a setting with the provider lookup, then delete it with the trash icon', async () => {
+    await check('config settings: add a setting with the provider lookup (Save waits for a valid form), then delete it with the trash icon', async () => {
       await openScreen(page, 'config-settings', 'VW_ConfigSettings');
       await byTestId(page, 'grid-add').click();
       const dialog = byTestId(page, 'form-dialog-configSetting');
@@ -220,6 +220,10 @@ async function main() {
       await page.locator('.p-dropdown-panel .p-dropdown-item', { hasText: en.config.transactionTypes.settlement }).click();
       await page.locator('#root_dateThreshold').fill('3');
       await page.locator('#root_amountThreshold').fill('1.5');
+      // Spec 03: valid only with providerName, transactionType and providerActor; Save waits.
+      assert(await byTestId(page, 'form-save').isDisabled(), 'Save is enabled before the provider actor is filled in');
+      await page.locator('#root_providerActor').fill('Card');
+      await page.waitForFunction(() => !document.querySelector('[data-testid="form-save"]')?.disabled);
       await shot(page, 'config-dialog');
       const [response] = await Promise.all([
         page.waitForResponse((r) => r.url().endsWith('/api/ConfigSettings') && r.request().method() === 'POST'),
@@ -271,7 +275,7 @@ async function main() {
       await shot(page, 'csvprocessed');
     });
 
-    await check('exchange rates: sync shows a toast; add dialog is 500px', async () => {
+    await check('exchange rates: sync shows a toast; add dialog is 500px, Save waits for a three-letter code', async () => {
       await openScreen(page, 'cera-settings', 'VW_CurrencyExchangeRate');
       await clearToasts(page);
       await byTestId(page, 'grid-action-sync').click();
@@ -283,9 +287,12 @@ async function main() {
       await page.locator('#root_exchangeRateOn').fill('2026-03-04');
       // Currency codes are letters only (a check constraint).
       const rateCode = `r${String.fromCharCode(97 + (Date.now() % 26), 97 + (Math.floor(Date.now() / 26) % 26))}`;
-      await page.locator('#root_code').fill(rateCode);
       await page.locator('#root_currency').fill('  Test krona ');
       await page.locator('#root_usd').fill('0.09512345');
+      // Save waits for a valid form: a two-letter code is not one.
+      await page.locator('#root_code').fill(rateCode.slice(0, 2));
+      await page.waitForFunction(() => document.querySelector('[data-testid="form-save"]')?.disabled === true);
+      await page.locator('#root_code').fill(rateCode);
       await clearToasts(page);
       await byTestId(page, 'form-save').click();
       const added = await page.locator('.p-toast-message').last().textContent();

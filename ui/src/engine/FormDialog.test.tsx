@@ -64,4 +64,28 @@ describe('FormDialog', () => {
     expect(screen.getAllByText('This field is required').length).toBe(2);
     expect(api.callsTo('POST', '/api/Country')).toHaveLength(0);
   });
+
+  it('keeps Save disabled until the form is valid when the form asks for it (saveWhenValid)', async () => {
+    const strict = {
+      ...countryForm,
+      saveWhenValid: true,
+      schema: {
+        ...countryForm.schema,
+        properties: { ...countryForm.schema.properties, countryCode: { ...countryForm.schema.properties.countryCode, minLength: 3, pattern: '^(?:[A-Za-z]{3})$' } },
+      },
+    };
+    const api = mockApi({ 'GET /api/meta/forms/country': ok(strict), 'POST /api/Country': created({ CountryID: 5 }) });
+    const { onSaved } = renderDialog();
+    const code = await screen.findByLabelText(/Country Code/);
+    const save = () => screen.getByTestId('form-save') as HTMLButtonElement;
+    await waitFor(() => expect(save().disabled).toBe(true));
+    fireEvent.change(screen.getByLabelText(/Country Name/), { target: { value: 'Sweden' } });
+    fireEvent.change(code, { target: { value: 'S1' } });
+    await waitFor(() => expect(save().disabled).toBe(true));
+    fireEvent.change(code, { target: { value: 'swe' } });
+    await waitFor(() => expect(save().disabled).toBe(false));
+    fireEvent.click(save());
+    await waitFor(() => expect(onSaved).toHaveBeenCalledWith({ CountryID: 5 }));
+    expect(api.callsTo('POST', '/api/Country')[0]!.body).toMatchObject({ countryCode: 'SWE' });
+  });
 });

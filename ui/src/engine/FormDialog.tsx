@@ -3,7 +3,8 @@
  * width whose body is an @rjsf form. The rjsf part (and ajv) is loaded lazily on first open,
  * so it stays out of the start-up bundle (UI-STACK.md: about 180 kB gzipped saved).
  *
- * Save: validate (required fields -> the required-fields toast), apply the transforms, POST
+ * Save: validate (required fields -> the required-fields toast; a form with saveWhenValid keeps
+ * Save disabled until its data is valid), apply the transforms, POST
  * to the form's resource; success closes the dialog and tells the grid to go back to its first
  * page; a failure keeps the dialog open with the server's message and marks its field.
  */
@@ -36,6 +37,7 @@ export function FormDialog({ formName, visible, onClose, onSaved }: FormDialogPr
   const { form, error } = useFormMeta(formName);
   const [submitting, setSubmitting] = useState(false);
   const [fieldError, setFieldError] = useState<{ field: string; message: string } | null>(null);
+  const [valid, setValid] = useState(false);
   // A new form each time the dialog opens: closing resets whatever was typed.
   const [session, setSession] = useState(0);
   const wasVisible = useRef(visible);
@@ -77,7 +79,7 @@ export function FormDialog({ formName, visible, onClose, onSaved }: FormDialogPr
         label={t('common.save')}
         icon="pi pi-check"
         loading={submitting}
-        disabled={submitting || !form}
+        disabled={submitting || !form || (form.saveWhenValid === true && !valid)}
         data-testid="form-save"
       />
     </div>
@@ -111,6 +113,7 @@ export function FormDialog({ formName, visible, onClose, onSaved }: FormDialogPr
             onFieldEdited={(field) => fieldError?.field === field && setFieldError(null)}
             onSubmit={(data) => void submit(data)}
             onInvalid={(missingRequired) => toast.error(t(missingRequired ? 'messages.requiredFields' : 'forms.errors.fix'))}
+            onValidity={form.saveWhenValid ? setValid : undefined}
           />
         </Suspense>
       )}

@@ -144,7 +144,7 @@ describe('GridView', () => {
     expect(within(screen.getByTestId('grid-pager')).getByText('1–3 of 10,000+')).toBeTruthy();
   });
 
-  it('shows status badges: Success in green, anything else as ERROR in red', async () => {
+  it('shows status badges: Success in green, anything else (empty too) as ERROR in red', async () => {
     const view = {
       ...countryView,
       columns: [
@@ -161,11 +161,16 @@ describe('GridView', () => {
     };
     mockApi({
       'GET /api/meta/views/VW_TblMasterCountry': ok(view),
-      'POST /api/grid': ok({ dataList: [{ ...countryRows(1)[0], Status: 'Success' }, { ...countryRows(1, 1)[0], Status: 'Failed' }], totalCount: 2 }),
+      'POST /api/grid': ok({
+        dataList: [{ ...countryRows(1)[0], Status: 'Success' }, { ...countryRows(1, 1)[0], Status: 'Failed' }, { ...countryRows(1, 2)[0], Status: '' }],
+        totalCount: 3,
+      }),
     });
     renderGrid();
     expect((await screen.findByText('SUCCESS')).className).toContain('grid-badge--success');
-    expect(screen.getByText('ERROR').className).toContain('grid-badge--danger');
+    const errors = screen.getAllByText('ERROR');
+    expect(errors.length).toBe(2); // Failed, and the empty status
+    for (const e of errors) expect(e.className).toContain('grid-badge--danger');
   });
 
   it('says how a toolbar action went: done, still running in the background, or failed with the server message', async () => {

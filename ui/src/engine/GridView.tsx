@@ -193,8 +193,9 @@ function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, a
         ),
         renderCell: ({ row }) => {
           const value = row[meta.field];
-          if (meta.status && value !== null && value !== undefined && value !== '') {
-            const badge = meta.status.values[String(value)] ?? meta.status.otherwise;
+          if (meta.status) {
+            // Any value not listed, an empty one too, gets the otherwise badge (spec 02: ERROR in red).
+            const badge = meta.status.values[String(value ?? '')] ?? meta.status.otherwise;
             if (badge) {
               return <span className={`grid-badge grid-badge--${badge.severity}`}>{t(badge.label, { defaultValue: badge.label })}</span>;
             }

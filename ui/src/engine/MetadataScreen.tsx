@@ -89,13 +89,13 @@ function TabGrid({ tab }: { tab: TabMeta }) {
 
 function ScreenTabs({ screen }: { screen: ScreenMeta }) {
   const { t } = useTranslation();
-  const only = screen.tabs.length === 1 ? screen.tabs[0] : undefined;
+  const only = screen.tabs.length === 1 && !screen.showTabs ? screen.tabs[0] : undefined;
   const [active, setActive] = useState(() => {
     const index = screen.tabs.findIndex((tab) => tab.id === storedTab(screen.route));
     return index >= 0 ? index : 0;
   });
 
-  // A one-grid screen (the user and role lists) needs no tab strip.
+  // A one-grid screen (the user and role lists) needs no tab strip, unless it asks for one.
   if (only) {
     return (
       <div className="card metadata-screen__card">

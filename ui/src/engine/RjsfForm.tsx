@@ -74,14 +74,25 @@ export interface RjsfFormProps {
   onFieldEdited(field: string): void;
   onSubmit(data: Row): void;
   onInvalid(missingRequired: boolean): void;
+  /** Told whether the data as typed (with the schema's defaults) would pass validation. */
+  onValidity?(valid: boolean): void;
 }
 
-export default function RjsfForm({ id, form, disabled, fieldError, onFieldEdited, onSubmit, onInvalid }: RjsfFormProps) {
+export default function RjsfForm({ id, form, disabled, fieldError, onFieldEdited, onSubmit, onInvalid, onValidity }: RjsfFormProps) {
   const { t, i18n } = useTranslation();
   const schema = useMemo(() => translateSchema(form.schema, t) as RJSFSchema, [form.schema, t, i18n.language]);
   const uiSchema = useMemo(() => dialogUiSchema(form), [form]);
   const validator = useMemo(() => new FormValidator<Row>((data) => data && applyTransforms(data, form.uiSchema)), [form.uiSchema]);
   const [formData, setFormData] = useState<Row>({});
+
+  useEffect(() => {
+    if (!onValidity) return;
+    const withDefaults: Row = { ...formData };
+    for (const [field, prop] of Object.entries(form.schema.properties)) {
+      if (withDefaults[field] === undefined && prop.default !== undefined) withDefaults[field] = prop.default;
+    }
+    onValidity(validator.validateFormData(withDefaults, form.schema as RJSFSchema).errors.length === 0);
+  }, [formData, form.schema, validator, onValidity]);
 
   const extraErrors = useMemo(
     () => (fieldError ? ({ [fieldError.field]: { __errors: [fieldError.message] } } as ErrorSchema<Row>) : undefined),

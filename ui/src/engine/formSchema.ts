@@ -104,6 +104,12 @@ export function translateErrors<E extends ValidationErrorLike>(errors: E[], t: T
       case 'maxLength':
         message = t('forms.errors.maxLength', { max: p.limit });
         break;
+      case 'minLength':
+        message = t('forms.errors.minLength', { min: p.limit });
+        break;
+      case 'pattern':
+        message = t('forms.errors.pattern');
+        break;
       case 'minimum':
         message = t('forms.errors.minimum', { min: p.limit });
         break;

@@ -32,6 +32,14 @@ describe('formValidator (CSP-safe subset of JSON Schema)', () => {
     ]);
   });
 
+  it('checks minLength and pattern (the server sends the pattern anchored)', () => {
+    const code: RJSFSchema = { type: 'object', properties: { code: { type: 'string', minLength: 3, maxLength: 3, pattern: '^(?:[A-Za-z]{3})$' } } };
+    expect(checkValue(code, { code: 'sek' })).toEqual([]);
+    expect(checkValue(code, { code: 'SE' }).map((e) => e.name)).toEqual(['minLength', 'pattern']);
+    expect(checkValue(code, { code: 'S1K' }).map((e) => e.name)).toEqual(['pattern']);
+    expect(checkValue(code, { code: 'SEKX' }).map((e) => e.name)).toEqual(['maxLength', 'pattern']);
+  });
+
   it('treats empty and missing required fields alike and builds the error schema', () => {
     const result = formValidator.validateFormData({ countryCode: '' }, schema);
     expect(result.errors.map((e) => e.name)).toEqual(['required', 'required']);

@@ -7,9 +7,9 @@
  * mode needs the schemas at build time, but forms arrive from the server at run time.
  *
  * The server emits a small, fixed subset of JSON Schema for forms (engine/meta.go): a flat
- * object with required, and per field type string/integer/number/boolean, maxLength, minimum,
- * maximum, format date/date-time and oneOf of consts. This checks exactly that subset (and
- * const/enum/minLength for good measure) and answers in the shape rjsf expects; the server
+ * object with required, and per field type string/integer/number/boolean, maxLength, minLength,
+ * pattern, minimum, maximum, format date/date-time and oneOf of consts. This checks exactly that
+ * subset (and const/enum for good measure) and answers in the shape rjsf expects; the server
  * validates every write again with its own copy of the rules.
  */
 import {
@@ -58,6 +58,15 @@ function typeMatches(type: string, value: unknown): boolean {
   }
 }
 
+/** A JSON Schema pattern (ECMA-262, unanchored) tested with RegExp: no eval, so CSP-safe. */
+function patternMatches(pattern: string, value: string): boolean {
+  try {
+    return new RegExp(pattern, 'u').test(value);
+  } catch {
+    return true; // the server checks its own patterns; a bad one must not block the form
+  }
+}
+
 function error(name: string, property: string, message: string, params: Record<string, unknown>, schemaPath: string): RJSFValidationError {
   return { name, property, message, params, stack: `${property} ${message}`.trim(), schemaPath };
 }
@@ -86,6 +95,9 @@ export function checkValue(schema: Schema, value: unknown, path = '', schemaPath
     }
     if (typeof schema.minLength === 'number' && length < schema.minLength) {
       errors.push(error('minLength', path, `must NOT have fewer than ${schema.minLength} characters`, { limit: schema.minLength }, `${schemaPath}/minLength`));
+    }
+    if (typeof schema.pattern === 'string' && !patternMatches(schema.pattern, value)) {
+      errors.push(error('pattern', path, `must match pattern "${schema.pattern}"`, { pattern: schema.pattern }, `${schemaPath}/pattern`));
     }
     const badFormat =
       (schema.format === 'date' && !isDate(value)) || (schema.format === 'date-time' && Number.isNaN(Date.parse(value)));

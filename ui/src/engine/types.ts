@@ -91,6 +91,8 @@ export interface ScreenMeta {
   screen: number;
   title: string;
   tabs: TabMeta[];
+  /** Show the tab strip even when the screen has one tab. */
+  showTabs?: boolean;
 }
 
 /** JSON Schema as the server writes it for a form (engine/meta.go Form.Meta). */
@@ -134,6 +136,8 @@ export interface FormMeta {
   title: string;
   width: number;
   success?: string;
+  /** Save stays disabled until the form is valid. */
+  saveWhenValid?: boolean;
   schema: FormSchema;
   uiSchema: FormUiSchema;
 }
