@@ -62,6 +62,11 @@ func Conflict(format string, args ...any) *Error {
 	return &Error{Code: CodeConflict, Message: fmt.Sprintf(format, args...)}
 }
 
+// Unavailable reports work that could not be done now (a dependency down).
+func Unavailable(format string, args ...any) *Error {
+	return &Error{Code: CodeUnavailable, Message: fmt.Sprintf(format, args...)}
+}
+
 // Forbidden reports a caller without the permission the call needs.
 func Forbidden(format string, args ...any) *Error {
 	return &Error{Code: CodeForbidden, Message: fmt.Sprintf(format, args...)}

@@ -365,7 +365,9 @@ func (s *Service) run(ctx context.Context, id int64, content []byte) error {
 					}
 				}
 				var err error
+				read := 0
 				sum, err = Parse(parseCtx, d, name, bytes.NewReader(content), s.limits, func(r Row) error {
+					read++
 					vals, err := dbValues(kind, r.Values)
 					if err != nil {
 						return err
@@ -376,8 +378,8 @@ func (s *Service) run(ctx context.Context, id int64, content []byte) error {
 							return err
 						}
 					}
-					if (r.Line % progressEvery) == 0 {
-						s.pool.Exec(context.WithoutCancel(ctx), `update import_file set rows_read = $2 where id = $1`, id, r.Line)
+					if read%progressEvery == 0 { // progress for GET /api/imports/{id}
+						s.pool.Exec(context.WithoutCancel(ctx), `update import_file set rows_read = $2 where id = $1`, id, read)
 					}
 					return nil
 				})
@@ -602,9 +604,39 @@ type ImportWorker struct {
 	Service *Service
 }
 
-// Work loads the import.
+// Work loads the import. When the last try fails too (the database kept
+// going away), the import is closed as failed with its extraction-log row,
+// so it neither stays queued forever nor blocks the same file's re-upload.
 func (w *ImportWorker) Work(ctx context.Context, job *river.Job[ImportArgs]) error {
-	return w.Service.Run(ctx, job.Args.ImportID)
+	err := w.Service.Run(ctx, job.Args.ImportID)
+	if err != nil && job.Attempt >= job.MaxAttempts {
+		if gaveUp := w.Service.giveUp(ctx, job.Args.ImportID, job.Attempt, err); gaveUp != nil {
+			w.Service.log.Error("import: closing a failed import", "import", job.Args.ImportID, "err", gaveUp)
+		}
+	}
+	return err
+}
+
+// giveUp closes an import whose job has no tries left.
+func (s *Service) giveUp(ctx context.Context, id int64, tries int, cause error) error {
+	ctx = context.WithoutCancel(ctx)
+	var kind Kind
+	var name, actor string
+	err := s.pool.QueryRow(ctx, `select kind, file_name, created_by from import_file where id = $1 and status in ('queued', 'running')`, id).
+		Scan(&kind, &name, &actor)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil // finished after all
+	}
+	if err != nil {
+		return err
+	}
+	msg := cause.Error()
+	var e *engine.Error
+	if errors.As(engine.TranslatePG(cause), &e) {
+		msg = e.Message
+	}
+	return s.finish(ctx, id, kind, name, actor, nil, 0, 0,
+		engine.Unavailable("%s could not be loaded after %d tries: %s. Nothing was loaded; upload it again.", name, tries, msg))
 }
 
 // Timeout: a million-row file takes a while.

@@ -308,3 +308,40 @@ func TestReprocessFailureIsLogged(t *testing.T) {
 		t.Errorf("%d Success rows after a good run", ok)
 	}
 }
+
+// An import whose job fails its last try is closed as failed, with its
+// extraction-log row, and the same file can be uploaded again.
+func TestImportGivenUpAfterLastTry(t *testing.T) {
+	l := newLoader(t)
+	content := l.file(t, "ticket.csv")
+	f, err := l.s.Submit(l.ctx, Upload{Kind: Ticket, FileName: "ticket.csv", Content: content})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &ImportWorker{Service: l.s}
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel() // the database "goes away" for the job
+	job := func(attempt int) *river.Job[ImportArgs] {
+		return &river.Job[ImportArgs]{JobRow: &rivertype.JobRow{Attempt: attempt, MaxAttempts: 3}, Args: ImportArgs{ImportID: f.ImportID}}
+	}
+	if err := w.Work(stopped, job(1)); err == nil {
+		t.Fatal("the job succeeded without a database")
+	}
+	if got, _ := l.s.Get(l.ctx, f.ImportID); got.Status != "queued" {
+		t.Fatalf("after a first failed try: %s, want queued for the retry", got.Status)
+	}
+	if err := w.Work(stopped, job(3)); err == nil {
+		t.Fatal("the job succeeded without a database")
+	}
+	got, _ := l.s.Get(l.ctx, f.ImportID)
+	if got.Status != "failed" || got.Error == nil || !strings.Contains(*got.Error, "could not be loaded after 3 tries") || got.ExtractionLogID == nil {
+		t.Fatalf("after the last try: %+v (error %v)", got, deref(got.Error))
+	}
+	if n := l.count(t, `select count(*) from extraction_log where id = $1 and status = 'Failed' and module = 'Ticket'`, *got.ExtractionLogID); n != 1 {
+		t.Errorf("extraction log row: %d", n)
+	}
+	again := l.load(t, Ticket, "ticket.csv", content, "")
+	if again.Status != "succeeded" || again.RowsLoaded != 4 {
+		t.Errorf("upload again: %+v", again)
+	}
+}

@@ -273,6 +273,19 @@ func (p *parser) finish(line int, values []any, bad bool, cols []int) error {
 			continue
 		}
 		if values[i] != nil {
+			if f.Type == TypeDecimal {
+				v, msg := money(values[i].(string))
+				if msg != "" {
+					col := 0
+					if cols != nil {
+						col = cols[i]
+					}
+					p.rowError(line, col, f.Name, "%s: %s %s", f.Name, quote(values[i].(string)), msg)
+					values[i], bad = nil, true
+					continue
+				}
+				values[i] = v
+			}
 			continue
 		}
 		if p.c.defaults[i] != nil {
@@ -343,6 +356,31 @@ func (c *compiled) convert(i int, s string) (any, string) {
 		return nil, fmt.Sprintf("%s: %s is not a ticket number of exactly 13 digits", f.Name, quote(s))
 	}
 	return s, ""
+}
+
+// Amounts are stored as numeric(20, 2): to the cent, 18 digits before the point.
+const (
+	moneyIntDigits  = 18
+	moneyFracDigits = 2
+)
+
+// money checks a normalised decimal (parseDecimal's form) against the amount
+// columns: more decimals than cents are refused rather than rounded away,
+// unless they are zeros ("12.3400" is 12.34); a number too large for the
+// column is refused here, with its line and column, not by the database.
+func money(v string) (string, string) {
+	digits := strings.TrimPrefix(v, "-")
+	intPart, frac, _ := strings.Cut(digits, ".")
+	if len(intPart) > moneyIntDigits {
+		return "", fmt.Sprintf("is too large (more than %d digits before the decimal point)", moneyIntDigits)
+	}
+	if len(frac) > moneyFracDigits {
+		if strings.Trim(frac[moneyFracDigits:], "0") != "" {
+			return "", fmt.Sprintf("has more than %d decimals; amounts are kept to the cent and never rounded on import", moneyFracDigits)
+		}
+		v = strings.TrimSuffix(v[:len(v)-(len(frac)-moneyFracDigits)], ".")
+	}
+	return v, ""
 }
 
 // maxTextBytes bounds one text value; bank texts are a few hundred bytes.

@@ -185,3 +185,40 @@ func TestParseDebitCredit(t *testing.T) {
 		t.Errorf("missing credit column: %v", err)
 	}
 }
+
+// Amounts are kept to the cent: more decimals are refused (unless zeros),
+// never rounded, and too many digits are a row error, not a failed load.
+func TestMoneyAmounts(t *testing.T) {
+	for in, want := range map[string]string{"12.34": "12.34", "12.3400": "12.34", "-0.10": "-0.10", "7": "7", "5.000": "5.00",
+		"999999999999999999.99": "999999999999999999.99"} {
+		if got, msg := money(in); got != want || msg != "" {
+			t.Errorf("money(%q) = %q %q, want %q", in, got, msg, want)
+		}
+	}
+	for _, in := range []string{"12.345", "0.001", "-1.005", "1234567890123456789"} {
+		if _, msg := money(in); msg == "" {
+			t.Errorf("money(%q) accepted", in)
+		}
+	}
+	d := defaultDescriptor(t, Transaction, FormatCSV)
+	file := "ClientUniqueID,ProcessingDate,ProviderActor,AcquiringBank,PaymentMethod,Currency,TransactionAmount,TransactionType\n" +
+		"1251234567890,2026-11-02,Nuvei,,Visa,SEK,12.345,Sale\n" +
+		"1251234567891,2026-11-02,Nuvei,,Visa,SEK,12345678901234567890,Sale\n" +
+		"1251234567892,2026-11-02,Nuvei,,Visa,SEK,12.5000,Sale\n"
+	rows, sum, err := parseBytes(t, d, "t.csv", []byte(file), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`line 2, column 7: TransactionAmount: "12.345" has more than 2 decimals; amounts are kept to the cent and never rounded on import`,
+		`line 3, column 7: TransactionAmount: "12345678901234567890" is too large (more than 18 digits before the decimal point)`,
+	}
+	if sum.ErrorCount != 2 || len(rows) != 1 || rows[0].Values[6] != "12.50" {
+		t.Fatalf("errors %v rows %v", sum.Errors, rows)
+	}
+	for i, w := range want {
+		if got := sum.Errors[i].String(); got != w {
+			t.Errorf("error %d:\n got %s\nwant %s", i, got, w)
+		}
+	}
+}
