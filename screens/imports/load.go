@@ -111,7 +111,30 @@ type Upload struct {
 // not imported before), stores it and queues its import job, in one
 // transaction. It answers at once; the job loads the rows.
 func (s *Service) Submit(ctx context.Context, u Upload) (*File, error) {
-	return s.submit(ctx, u, true)
+	f, err := s.submit(ctx, u, true)
+	if err != nil {
+		s.logRefusal(ctx, u, err)
+	}
+	return f, err
+}
+
+// logRefusal writes the extraction-log row of an upload refused before it
+// was stored (bad name, empty, too large, wrong kind or layout), so the log
+// tells of every file that was sent, not only of those that were loaded.
+func (s *Service) logRefusal(ctx context.Context, u Upload, refusal error) {
+	var e *engine.Error
+	if !u.Kind.Valid() || !errors.As(refusal, &e) || e.Code != engine.CodeInvalid && e.Code != engine.CodeTooLarge {
+		return // no module to log under, or not the file's fault (a duplicate, the database)
+	}
+	name := strings.TrimSpace(u.FileName)
+	if name == "" {
+		name = "(no name)"
+	}
+	if _, err := s.pool.Exec(context.WithoutCancel(ctx), `insert into extraction_log (module, description, status, error_description, created_by)
+		values ($1, $2, 'Failed', $3, $4)`, targets[u.Kind].module, fmt.Sprintf("%.200s: refused at upload, nothing loaded", name), e.Message,
+		engine.ActorFrom(ctx).Username); err != nil {
+		s.log.Error("extraction log", "err", err)
+	}
 }
 
 // ImportNow checks, stores and loads an upload in the calling goroutine, with

@@ -2,6 +2,7 @@ package imports
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"os"
@@ -208,8 +209,23 @@ func TestBadFilesLoadNothing(t *testing.T) {
 		{Kind: Bank, FileName: "bank.csv", Content: l.file(t, "bank.csv"), Layout: "nuvei-transactions"},
 		{Kind: Bank, FileName: "bank.csv", Content: l.file(t, "bank.csv"), Layout: "no-such-layout"},
 	} {
-		if _, err := l.s.Submit(l.ctx, u); engine.ErrorCode(err) != engine.CodeInvalid {
+		logged := l.count(t, `select count(*) from extraction_log where status = 'Failed' and description like '%refused at upload%'`)
+		_, err := l.s.Submit(l.ctx, u)
+		if engine.ErrorCode(err) != engine.CodeInvalid {
 			t.Errorf("%s as %s (%s): %v", u.FileName, u.Kind, u.Layout, err)
+		}
+		// A refusal is in the extraction log too, under the kind's module
+		// (an unknown kind has none).
+		want := 1
+		if !u.Kind.Valid() {
+			want = 0
+		}
+		var e *engine.Error
+		errors.As(err, &e)
+		if n := l.count(t, `select count(*) from extraction_log where status = 'Failed' and description = $1 || ': refused at upload, nothing loaded'
+			and error_description = $2 and created_by = 'loader-test'`, u.FileName, e.Message); n != want || l.count(t,
+			`select count(*) from extraction_log where status = 'Failed' and description like '%refused at upload%'`) != logged+want {
+			t.Errorf("%s as %s: %d extraction-log rows for the refusal, want %d", u.FileName, u.Kind, n, want)
 		}
 	}
 }
