@@ -252,10 +252,10 @@ async function main() {
       await row.waitFor({ state: 'detached' });
     });
 
-    await check('extraction logs: three tabs, the tab choice is remembered', async () => {
+    await check('extraction logs: the three tabs of the spec and Ticket Files, the tab choice is remembered', async () => {
       await openScreen(page, 'extraction-logs', 'VW_BankFileExtractionLog');
       const tabs = await page.locator('.metadata-tabs .p-tabview-nav li .p-tabview-title').allTextContents();
-      assert(JSON.stringify(tabs) === JSON.stringify([en.tabs.bankFiles, en.tabs.settlementFiles, en.tabs.transactionFiles]), `tabs ${tabs}`);
+      assert(JSON.stringify(tabs) === JSON.stringify([en.tabs.bankFiles, en.tabs.settlementFiles, en.tabs.transactionFiles, en.tabs.ticketFiles]), `tabs ${tabs}`);
       await byTestId(page, 'tab-settlementFiles').click();
       await byTestId(page, 'grid-VW_SettlementExtractionLog').waitFor();
       await byTestId(page, 'grid-empty').waitFor();

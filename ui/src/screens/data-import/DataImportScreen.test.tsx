@@ -242,9 +242,9 @@ describe('data import screen', () => {
     expect(items[1]!.textContent).toBe('line 3: too few columns');
     expect(items[100]!.textContent).toBe('…and 50 more');
     expect(await screen.findByText('Import failed')).toBeTruthy();
-    // Ticket files have no tab of their own on the extraction-logs screen: none is chosen.
+    // The link opens the extraction-logs screen on the Ticket Files tab.
     fireEvent.click(r.getByTestId('import-log-link'));
-    expect(sessionStorage.getItem(EXTRACTION_LOGS_TAB_KEY)).toBeNull();
+    expect(sessionStorage.getItem(EXTRACTION_LOGS_TAB_KEY)).toBe('ticketFiles');
   });
 
   it('lists recent imports with time, kind, file, coloured status, rows and who', async () => {

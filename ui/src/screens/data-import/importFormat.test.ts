@@ -7,7 +7,7 @@ describe('import helpers', () => {
     expect(extractionLogTab('bank')).toBe('bankFiles');
     expect(extractionLogTab('settlement')).toBe('settlementFiles');
     expect(extractionLogTab('transaction')).toBe('transactionFiles');
-    expect(extractionLogTab('ticket')).toBeNull();
+    expect(extractionLogTab('ticket')).toBe('ticketFiles');
   });
 
   it('formats sizes in the UI language', () => {

@@ -8,7 +8,7 @@ import type { ImportKind, RowError } from '../../api/imports';
 export const EXTRACTION_LOGS_TAB_KEY = 'ledgerdesk.screenTab.extraction-logs';
 export const EXTRACTION_LOGS_PATH = '/dashboard/extraction-logs';
 
-/** The tab of the extraction-logs screen that lists a kind's files; tickets have none. */
+/** The tab of the extraction-logs screen that lists a kind's files. */
 export function extractionLogTab(kind: ImportKind): string | null {
   switch (kind) {
     case 'bank':
@@ -17,6 +17,8 @@ export function extractionLogTab(kind: ImportKind): string | null {
       return 'settlementFiles';
     case 'transaction':
       return 'transactionFiles';
+    case 'ticket':
+      return 'ticketFiles';
     default:
       return null;
   }
