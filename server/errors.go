@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 
 	"github.com/gofiber/fiber/v3"
@@ -41,7 +42,7 @@ var statusOf = map[engine.Code]int{
 // errors (unknown route, body too large, bad method) keep theirs; anything
 // else is a 500 whose cause goes to the log only, with the request id so a
 // user's report can be found.
-func errorHandler(log *slog.Logger) fiber.ErrorHandler {
+func errorHandler(log *slog.Logger, uploadMax, bodyMax int64) fiber.ErrorHandler {
 	return func(c fiber.Ctx, err error) error {
 		rid := requestid.FromContext(c)
 		env := envelope{Succeeded: false, RequestID: rid}
@@ -57,7 +58,11 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 			status = fe.Code
 			env.Error = fe.Message
 			if fe.Code == fiber.StatusRequestEntityTooLarge {
-				env.Error = "the request body is too large"
+				env.Error = fmt.Sprintf("the request body is too large: files of up to %s can be imported (UPLOAD_MAX_BYTES), other requests up to %s",
+					sizeText(uploadMax), sizeText(bodyMax))
+				if c.Path() == "/api/imports" {
+					env.Error, env.Field = fmt.Sprintf("the file is too large: files of up to %s can be imported (UPLOAD_MAX_BYTES)", sizeText(uploadMax)), "file"
+				}
 			}
 		}
 		if status == 0 {
@@ -71,4 +76,17 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 		}
 		return c.Status(status).JSON(env)
 	}
+}
+
+// sizeText is a byte count for people: 100 MB, 64 KB, 900 bytes.
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

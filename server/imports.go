@@ -68,6 +68,7 @@ func (h *importHandlers) submit(c fiber.Ctx) error {
 	}
 	res, err := h.imports.Submit(c.Context(), imports.Upload{
 		Kind:     imports.Kind(c.FormValue("kind")),
+		Format:   c.FormValue("format"),
 		Layout:   c.FormValue("layout"),
 		FileName: fh.Filename,
 		Content:  content,

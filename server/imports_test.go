@@ -56,7 +56,7 @@ func TestUploadThroughTheAPI(t *testing.T) {
 		json.Unmarshal(b, &a.env)
 		return a
 	}
-	a := upload(map[string]string{"kind": "bank"}, "bank.csv", content)
+	a := upload(map[string]string{"kind": "bank", "format": "csv"}, "bank.csv", content)
 	if a.status != 201 {
 		t.Fatalf("upload: %d %s", a.status, a.body)
 	}
@@ -81,6 +81,9 @@ func TestUploadThroughTheAPI(t *testing.T) {
 		{map[string]string{"kind": "bank"}, "", nil, "file"},
 		{map[string]string{"kind": "bank"}, "empty.csv", []byte{}, "file"},
 		{map[string]string{"kind": "bank", "layout": "nope"}, "b.csv", content, "layout"},
+		// DESIGN.md section 4: an optional format; a file that is not that format is refused.
+		{map[string]string{"kind": "bank", "format": "mt940"}, "b.csv", content, "format"},
+		{map[string]string{"kind": "ticket", "format": "camt053"}, "b.csv", content, "format"},
 	} {
 		if a := upload(bad.fields, bad.name, bad.body); a.status != 400 || a.env.Field != bad.field {
 			t.Errorf("%v %q: %d %s", bad.fields, bad.name, a.status, a.body)
@@ -119,7 +122,7 @@ func TestUploadTooLarge(t *testing.T) {
 	}
 	b, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	if res.StatusCode != 413 || !strings.Contains(string(b), "too large") {
+	if res.StatusCode != 413 || !strings.Contains(string(b), `"error":"the file is too large: files of up to 64 KB can be imported (UPLOAD_MAX_BYTES)","field":"file"`) {
 		t.Fatalf("got %d %s", res.StatusCode, b)
 	}
 	res, err = http.Get("http://" + ln.Addr().String() + "/assets/app-config.json")

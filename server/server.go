@@ -52,7 +52,7 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 		ReadTimeout:  30 * time.Second,
 		WriteTimeout: 5 * time.Minute, // exports stream for a while
 		IdleTimeout:  2 * time.Minute,
-		ErrorHandler: errorHandler(d.Log),
+		ErrorHandler: errorHandler(d.Log, d.Config.UploadMaxBytes, int64(d.Config.BodyLimitBytes)),
 	})
 	app.Use(requestid.New())
 	app.Use(accessLog(d.Log))

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -102,7 +103,8 @@ func (s *Service) Layouts() []Layout {
 // Upload is one file a user sends.
 type Upload struct {
 	Kind     Kind
-	Layout   string // optional descriptor name; default: detected from the content
+	Format   string // optional: csv, xlsx, camt053 or mt940; default: detected from the content
+	Layout   string // optional descriptor name; default: the format's default layout
 	FileName string
 	Content  []byte
 }
@@ -168,6 +170,15 @@ func (s *Service) submit(ctx context.Context, u Upload, enqueue bool) (*File, er
 	format, err := Detect(u.Kind, name, head)
 	if err != nil {
 		return nil, err
+	}
+	if u.Format != "" { // the caller says what the file is: it must be that
+		want := strings.ToLower(strings.TrimSpace(u.Format))
+		if !slices.Contains(Formats(u.Kind), want) {
+			return nil, engine.Invalid("format", "format must be one of %s for %s files, got %q.", strings.Join(Formats(u.Kind), ", "), u.Kind, u.Format)
+		}
+		if want != format {
+			return nil, engine.Invalid("format", "%s is a %s file, not %s as the format field says.", name, format, want)
+		}
 	}
 	var d *Descriptor
 	if u.Layout != "" {
