@@ -484,8 +484,8 @@ func (s *Service) run(ctx context.Context, id int64, content []byte) error {
 	switch {
 	case errors.Is(err, errRowErrors):
 		first := sum.Errors[0]
-		rows := fmt.Sprintf("%d rows are", sum.ErrorCount)
-		if sum.ErrorCount == 1 {
+		rows := fmt.Sprintf("%d rows are", sum.BadRows)
+		if sum.BadRows == 1 {
 			rows = "1 row is"
 		}
 		err = engine.Invalid("file", "%s: %s invalid, so nothing was loaded. The first: line %d, column %d: %s",

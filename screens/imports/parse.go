@@ -104,6 +104,8 @@ type Summary struct {
 	// ErrorCount counts every row error; Errors keeps the first MaxRowErrors.
 	ErrorCount int        `json:"errorCount"`
 	Errors     []RowError `json:"errors,omitempty"`
+	// BadRows counts the rows (lines) with at least one error.
+	BadRows int `json:"badRows"`
 }
 
 // SniffBytes is how much of a file Detect needs to see.
@@ -170,6 +172,8 @@ type parser struct {
 	lim  Limits
 	sum  *Summary
 	emit func(Row) error
+	// lastBadLine is the line of the latest row error (rows come in order).
+	lastBadLine int
 }
 
 // emitError marks an error of the caller's emit so that classify passes it
@@ -251,6 +255,10 @@ func byteSize(n int64) string {
 // rowError records a problem with one row and keeps parsing.
 func (p *parser) rowError(line, col int, field, format string, args ...any) {
 	p.sum.ErrorCount++
+	if line != p.lastBadLine || p.sum.BadRows == 0 {
+		p.sum.BadRows++
+		p.lastBadLine = line
+	}
 	if len(p.sum.Errors) < MaxRowErrors {
 		p.sum.Errors = append(p.sum.Errors, RowError{Line: line, Column: col, Field: field, Message: fmt.Sprintf(format, args...)})
 	}

@@ -204,11 +204,16 @@ func TestMoneyAmounts(t *testing.T) {
 	file := "ClientUniqueID,ProcessingDate,ProviderActor,AcquiringBank,PaymentMethod,Currency,TransactionAmount,TransactionType\n" +
 		"1251234567890,2026-11-02,Nuvei,,Visa,SEK,12.345,Sale\n" +
 		"1251234567891,2026-11-02,Nuvei,,Visa,SEK,12345678901234567890,Sale\n" +
-		"1251234567892,2026-11-02,Nuvei,,Visa,SEK,12.5000,Sale\n"
+		"1251234567892,2026-11-02,Nuvei,,Visa,SEK,12.5000,Sale\n" +
+		"1251234567893,2026-02-30,Nuvei,,Visa,SEK,1.001,Sale\n" // two errors, one row
 	rows, sum, err := parseBytes(t, d, "t.csv", []byte(file), Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if sum.ErrorCount != 4 || sum.BadRows != 3 {
+		t.Errorf("errors %d in %d rows, want 4 in 3", sum.ErrorCount, sum.BadRows)
+	}
+	sum.ErrorCount, sum.Errors = 2, sum.Errors[:2]
 	want := []string{
 		`line 2, column 7: TransactionAmount: "12.345" has more than 2 decimals; amounts are kept to the cent and never rounded on import`,
 		`line 3, column 7: TransactionAmount: "12345678901234567890" is too large (more than 18 digits before the decimal point)`,
