@@ -373,7 +373,7 @@ func (s *Service) run(ctx context.Context, id int64, content []byte) error {
 	}
 	t := targets[kind]
 	var sum Summary
-	var loaded, staged int
+	var loaded, staged, repeated int
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		cols := append(append([]string{}, t.columns...), "natural_key", "import_file_id")
 		// copyRows parses the file and COPYs its good rows into table, the
@@ -458,6 +458,9 @@ func (s *Service) run(ctx context.Context, id int64, content []byte) error {
 			colList := strings.Join(cols, ", ")
 			err = tx.QueryRow(ctx, fmt.Sprintf(`with moved as (insert into %s (%s) select %s from %s on conflict (natural_key) do nothing returning 1)
 				select count(*) from moved`, t.table, colList, colList, stage)).Scan(&loaded)
+			if err == nil { // rows repeated within the file, told apart from rows of earlier files
+				err = tx.QueryRow(ctx, fmt.Sprintf(`select count(*) - count(distinct natural_key) from %s`, stage)).Scan(&repeated)
+			}
 		}
 		if err != nil {
 			return err
@@ -500,6 +503,7 @@ func (s *Service) run(ctx context.Context, id int64, content []byte) error {
 			return err // let the job queue retry
 		}
 	}
+	sum.Repeated = repeated
 	return s.finish(ctx, id, kind, name, actor, &sum, loaded, staged-loaded, err)
 }
 
@@ -519,8 +523,15 @@ func (s *Service) finish(ctx context.Context, id int64, kind Kind, name, actor s
 		}
 	}
 	description := fmt.Sprintf("%s: %d rows read, %d loaded", name, read, loaded)
-	if overlap > 0 {
-		description += fmt.Sprintf(", %d already present", overlap)
+	repeated := 0
+	if sum != nil {
+		repeated = sum.Repeated
+	}
+	if repeated > 0 {
+		description += fmt.Sprintf(", %d repeated within the file (same identifying fields, loaded once)", repeated)
+	}
+	if overlap-repeated > 0 {
+		description += fmt.Sprintf(", %d already present from earlier files", overlap-repeated)
 	}
 	if failure != nil {
 		status, logStatus, loaded = "failed", "Failed", 0

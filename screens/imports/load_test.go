@@ -159,6 +159,19 @@ func TestOverlapIsReportedNotDuplicated(t *testing.T) {
 	if n := l.count(t, `select count(*) from bank_booking where bank_archive_reference = 'ARCH-0001'`); n != 1 {
 		t.Errorf("the repeated booking is stored %d times", n)
 	}
+	// A file repeating a row of its own, and one of an earlier file: the log
+	// tells the two apart.
+	twice := "BankAccount,BookedDate,InterestDate,Text,AmountLocal,Currency,BankArchiveReference,Number,BookedBalanceLocalCurrency\n" +
+		"SE4550000000058398257466,2026-11-04,2026-11-04,Amex payout,900.00,SEK,ARCH-0004,4,\n" +
+		"SE4550000000058398257466,2026-11-05,2026-11-05,Card fee,-10.00,SEK,ARCH-0005,5,\n" +
+		"SE4550000000058398257466,2026-11-05,2026-11-05,Card fee,-10.00,SEK,ARCH-0005,5,\n"
+	f = l.load(t, Bank, "twice.csv", []byte(twice), "")
+	var description string
+	l.pool.QueryRow(context.Background(), `select description from extraction_log where id = $1`, *f.ExtractionLogID).Scan(&description)
+	want := "twice.csv: 3 rows read, 1 loaded, 1 repeated within the file (same identifying fields, loaded once), 1 already present from earlier files"
+	if f.RowsLoaded != 1 || f.RowsOverlap != 2 || description != want {
+		t.Errorf("loaded %d overlap %d, log %q\nwant %q", f.RowsLoaded, f.RowsOverlap, description, want)
+	}
 }
 
 func TestBadFilesLoadNothing(t *testing.T) {

@@ -106,6 +106,9 @@ type Summary struct {
 	Errors     []RowError `json:"errors,omitempty"`
 	// BadRows counts the rows (lines) with at least one error.
 	BadRows int `json:"badRows"`
+	// Repeated counts rows whose natural key an earlier row of the same
+	// file had (set by the loader, not the parser).
+	Repeated int `json:"repeated,omitempty"`
 }
 
 // SniffBytes is how much of a file Detect needs to see.
