@@ -19,17 +19,19 @@ func (p *parser) csv(br *bufio.Reader) error {
 	if head, _ := br.Peek(3); bytes.Equal(head, utf8BOM) {
 		br.Discard(3)
 	}
-	r := csv.NewReader(&lineLimiter{r: br, max: p.lim.MaxLineBytes, line: 1})
+	lines := &lineLimiter{r: br, max: p.lim.MaxLineBytes, line: 1, maxRecord: p.lim.MaxRecordBytes, recordLine: 1}
+	r := csv.NewReader(lines)
 	r.Comma = p.c.comma
 	r.FieldsPerRecord = -1
 	r.ReuseRecord = true
-	src := &csvRecords{p: p, r: r, enc: p.c.encoding}
+	src := &csvRecords{p: p, r: r, enc: p.c.encoding, lines: lines}
 	return p.table(src, p.c.convert)
 }
 
 type csvRecords struct {
 	p           *parser
 	r           *csv.Reader
+	lines       *lineLimiter
 	enc         string // utf-8, windows-1252 or auto
 	sawUTF8     bool   // auto: a non-ASCII UTF-8 field was seen, so the file is UTF-8
 	decodedLine int
@@ -38,6 +40,7 @@ type csvRecords struct {
 func (s *csvRecords) next() (int, []string, error) {
 	for {
 		rec, err := s.r.Read()
+		s.lines.recordEnds(s.r.InputOffset())
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
 			if s.p.sum.RowsRead == 0 && s.p.sum.ErrorCount == 0 && pe.StartLine <= 1 {
@@ -122,16 +125,37 @@ func decode1252(s string) string {
 	return string(b)
 }
 
-// lineLimiter fails a read once a physical line grows past max bytes.
+// lineLimiter fails a read once a physical line grows past max bytes, or
+// the record being read (told by recordEnds) past maxRecord bytes: a quoted
+// field may hold line breaks, so short lines alone do not bound a record.
 type lineLimiter struct {
 	r    io.Reader
 	max  int
 	cur  int // bytes of the current line so far
 	line int // current line number, 1-based
+
+	maxRecord   int
+	read        int64 // bytes read so far
+	recordStart int64 // offset where the current record starts
+	recordLine  int   // line where the current record starts
+}
+
+// readAhead is how far the CSV reader's buffer may run ahead of the record
+// it is on.
+const readAhead = 64 << 10
+
+// recordEnds marks the end of a record (the reader's input offset).
+func (l *lineLimiter) recordEnds(offset int64) {
+	l.recordStart = offset
+	l.recordLine = l.line
 }
 
 func (l *lineLimiter) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p)
+	l.read += int64(n)
+	if l.maxRecord > 0 && l.read-l.recordStart > int64(l.maxRecord)+readAhead {
+		return 0, &recordTooLongError{line: l.recordLine, limit: l.maxRecord}
+	}
 	b := p[:n]
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, '\n')

@@ -21,6 +21,8 @@ type Limits struct {
 	MaxLineBytes int
 	// MaxFields is the most fields (columns) one CSV record or sheet row may have.
 	MaxFields int
+	// MaxRecordBytes is the longest CSV record, quoted line breaks and all.
+	MaxRecordBytes int
 	// MaxUnzipBytes is the most an XLSX workbook may unpack to, all parts
 	// together; above it the file is treated as a zip bomb.
 	MaxUnzipBytes int64
@@ -30,10 +32,11 @@ type Limits struct {
 // transaction CSV is about 100 MB, a full worksheet unpacks to a few hundred
 // MB, and no real record is wider than 64 KB or 500 columns.
 var DefaultLimits = Limits{
-	MaxBytes:      256 << 20,
-	MaxLineBytes:  64 << 10,
-	MaxFields:     512,
-	MaxUnzipBytes: 512 << 20,
+	MaxBytes:       256 << 20,
+	MaxLineBytes:   64 << 10,
+	MaxFields:      512,
+	MaxRecordBytes: 1 << 20,
+	MaxUnzipBytes:  512 << 20,
 }
 
 func (l Limits) withDefaults() Limits {
@@ -45,6 +48,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxFields <= 0 {
 		l.MaxFields = DefaultLimits.MaxFields
+	}
+	if l.MaxRecordBytes <= 0 {
+		l.MaxRecordBytes = DefaultLimits.MaxRecordBytes
 	}
 	if l.MaxUnzipBytes <= 0 {
 		l.MaxUnzipBytes = DefaultLimits.MaxUnzipBytes
@@ -204,6 +210,17 @@ func (e *lineTooLongError) Error() string {
 	return fmt.Sprintf("line %d is longer than %d bytes", e.line, e.limit)
 }
 
+// recordTooLongError is returned when one CSV record (a quoted field's line
+// breaks included) passes MaxRecordBytes.
+type recordTooLongError struct {
+	line  int // where the record starts
+	limit int
+}
+
+func (e *recordTooLongError) Error() string {
+	return fmt.Sprintf("the record from line %d is longer than %d bytes", e.line, e.limit)
+}
+
 // classify turns whatever stopped a parse into what Parse returns: typed
 // errors and the caller's own errors as they are, limit breaches and any
 // other reading failure as an invalid-file error naming the file.
@@ -212,6 +229,7 @@ func classify(file string, err error) error {
 	var emitted *emitError
 	var large *tooLargeError
 	var long *lineTooLongError
+	var record *recordTooLongError
 	switch {
 	case errors.As(err, &emitted):
 		return err
@@ -224,6 +242,10 @@ func classify(file string, err error) error {
 			Message: fmt.Sprintf("%s: the file is larger than the upload limit of %s", file, byteSize(large.limit))}
 	case errors.As(err, &long):
 		e := fileError(file, long.line, 0, "the line is longer than the limit of %s", byteSize(int64(long.limit)))
+		e.Err = err
+		return e
+	case errors.As(err, &record):
+		e := fileError(file, record.line, 0, "a record (starting at or before this line) is longer than the limit of %s; is a quote left open?", byteSize(int64(record.limit)))
 		e.Err = err
 		return e
 	}
