@@ -30,57 +30,9 @@ import (
 const adminPassword = "E2e#Admin2026"
 
 func TestBrowser(t *testing.T) {
-	root, _ := filepath.Abs("..")
-	if _, err := os.Stat(filepath.Join(root, "ui", "dist", "index.html")); err != nil {
-		t.Fatal("ui/dist is not built: run `go tool task ui:build` first")
-	}
-	bin := filepath.Join(t.TempDir(), "ledgerdesk")
-	build := exec.Command("go", "build", "-tags", "embedui", "-o", bin, ".")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-
-	// Mail goes to a real SMTP server in this process; the browser scripts
-	// read the codes it received from MAILBOX_URL/latest?to=<address>.
-	smtp := smtptest.Start(t)
-	mailbox := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		m, ok := smtp.Latest(r.URL.Query().Get("to"))
-		if !ok {
-			http.Error(w, "no mail", http.StatusNotFound)
-			return
-		}
-		json.NewEncoder(w).Encode(map[string]any{"to": m.To, "data": m.Data, "code": m.FindCode()})
-	}))
-	t.Cleanup(mailbox.Close)
-
-	addr := freeAddr(t)
-	baseURL := "http://" + addr
-	srv := exec.Command(bin, "serve")
-	srv.Dir = root
-	srv.Env = append(os.Environ(),
-		"DATABASE_URL="+pgtest.NewDatabase(t),
-		"LISTEN_ADDR="+addr,
-		"METADATA_DIR="+root,
-		"LEDGERDESK_ADMIN_PASSWORD="+adminPassword,
-		"SMTP_URL="+smtp.URL,
-	)
-	var logs bytes.Buffer
-	srv.Stdout, srv.Stderr = &logs, &logs
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- srv.Wait() }()
-	t.Cleanup(func() {
-		if srv.ProcessState == nil {
-			srv.Process.Kill()
-		}
-		if t.Failed() {
-			t.Logf("server log:\n%s", logs.String())
-		}
-	})
-	waitHealthy(t, baseURL, exited)
+	p := startProduct(t)
+	root, baseURL, srv, exited, logs := p.root, p.baseURL, p.srv, p.exited, p.logs
+	mailbox := p.mailbox
 
 	scripts, _ := filepath.Glob(filepath.Join(root, "ui", "e2e", "*.e2e.mjs"))
 	if len(scripts) == 0 {
@@ -116,7 +68,74 @@ func TestBrowser(t *testing.T) {
 	}
 }
 
-func freeAddr(t *testing.T) string {
+// product is the real binary running on a free port against a throwaway
+// database, with an in-process SMTP server and its mailbox.
+type product struct {
+	root, baseURL string
+	srv           *exec.Cmd
+	exited        chan error
+	logs          *bytes.Buffer
+	mailbox       *httptest.Server
+}
+
+// startProduct builds the binary with the UI embedded and starts it.
+func startProduct(t testing.TB) *product {
+	t.Helper()
+	root, _ := filepath.Abs("..")
+	if _, err := os.Stat(filepath.Join(root, "ui", "dist", "index.html")); err != nil {
+		t.Fatal("ui/dist is not built: run `go tool task ui:build` first")
+	}
+	bin := filepath.Join(t.TempDir(), "ledgerdesk")
+	build := exec.Command("go", "build", "-tags", "embedui", "-o", bin, ".")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+
+	// Mail goes to a real SMTP server in this process; the browser scripts
+	// read the codes it received from MAILBOX_URL/latest?to=<address>.
+	smtp := smtptest.Start(t)
+	mailbox := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m, ok := smtp.Latest(r.URL.Query().Get("to"))
+		if !ok {
+			http.Error(w, "no mail", http.StatusNotFound)
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{"to": m.To, "data": m.Data, "code": m.FindCode()})
+	}))
+	t.Cleanup(mailbox.Close)
+
+	addr := freeAddr(t)
+	baseURL := "http://" + addr
+	srv := exec.Command(bin, "serve")
+	srv.Dir = root
+	srv.Env = append(os.Environ(),
+		"DATABASE_URL="+pgtest.NewDatabase(t),
+		"LISTEN_ADDR="+addr,
+		"METADATA_DIR="+root,
+		"LEDGERDESK_ADMIN_PASSWORD="+adminPassword,
+		"SMTP_URL="+smtp.URL,
+	)
+	logs := &bytes.Buffer{}
+	srv.Stdout, srv.Stderr = logs, logs
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- srv.Wait() }()
+	t.Cleanup(func() {
+		if srv.ProcessState == nil {
+			srv.Process.Kill()
+		}
+		if t.Failed() {
+			t.Logf("server log:\n%s", logs.String())
+		}
+	})
+	waitHealthy(t, baseURL, exited)
+	return &product{root: root, baseURL: baseURL, srv: srv, exited: exited, logs: logs, mailbox: mailbox}
+}
+
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -126,7 +145,7 @@ func freeAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-func waitHealthy(t *testing.T, baseURL string, exited <-chan error) {
+func waitHealthy(t testing.TB, baseURL string, exited <-chan error) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
