@@ -47,9 +47,11 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 		d.Now = time.Now
 	}
 	app := fiber.New(fiber.Config{
-		AppName:      "Ledgerdesk",
-		BodyLimit:    int(max(int64(d.Config.BodyLimitBytes), d.Config.UploadMaxBytes+1<<20)),
-		ReadTimeout:  30 * time.Second,
+		AppName:   "Ledgerdesk",
+		BodyLimit: int(max(int64(d.Config.BodyLimitBytes), d.Config.UploadMaxBytes+1<<20)),
+		// Reading a request may take a while: an upload of UPLOAD_MAX_BYTES
+		// (100 MB by default) over an office line of a few Mbit/s takes minutes.
+		ReadTimeout:  5 * time.Minute,
 		WriteTimeout: 5 * time.Minute, // exports stream for a while
 		IdleTimeout:  2 * time.Minute,
 		ErrorHandler: errorHandler(d.Log, d.Config.UploadMaxBytes, int64(d.Config.BodyLimitBytes)),
