@@ -172,20 +172,25 @@ async function main() {
       assert(cells.includes(en.imports.kinds.bank) && cells.includes('3') && cells.includes(ADMIN_USER), `cells ${JSON.stringify(cells)}`);
     });
 
-    await check('the extraction-log link opens the Bank Files tab with a SUCCESS row for the file', async () => {
+    await check('the extraction-log link opens the Bank Files tab on the file\'s own SUCCESS row; the chip shows them all', async () => {
       // Another tab remembered: the link must choose the bank files tab itself.
       await page.evaluate(() => sessionStorage.setItem('ledgerdesk.screenTab.extraction-logs', 'settlementFiles'));
       const loaded = page.locator(`[data-testid="import-row"][data-file="${bankName}"][data-status="succeeded"]`);
+      const href = await loaded.locator('[data-testid="import-log-link"]').getAttribute('href');
+      assert(/#\/dashboard\/extraction-logs\?tab=bankFiles&Id=\d+$/.test(href), `link ${href}`);
       await afterGrid(page, () => loaded.locator('[data-testid="import-log-link"]').click());
-      await waitForHash(page, '#/dashboard/extraction-logs');
-      await byTestId(page, 'grid-VW_BankFileExtractionLog').waitFor();
-      await filterBy(page, 'Description', bankName);
-      const row = byTestId(page, 'grid-VW_BankFileExtractionLog').locator('.rdg-row', { hasText: bankName });
-      await row.first().waitFor();
-      const text = await row.first().textContent();
+      const grid = byTestId(page, 'grid-VW_BankFileExtractionLog');
+      await grid.waitFor();
+      await byTestId(page, 'grid-linked').waitFor();
+      await page.waitForFunction(() => document.querySelector('[data-testid="grid-total"]')?.textContent === '1 row');
+      const row = grid.locator('.rdg-row', { hasText: bankName });
+      const text = await row.textContent();
       assert(text.includes('SUCCESS'), `row ${text}`);
-      assert(await row.first().locator('.grid-badge--success').count(), 'SUCCESS is not green');
+      assert(await row.locator('.grid-badge--success').count(), 'SUCCESS is not green');
       await shot(page, 'imports-extraction-log');
+      await byTestId(page, 'grid-linked').click();
+      await waitForHash(page, '#/dashboard/extraction-logs');
+      await byTestId(page, 'grid-linked').waitFor({ state: 'detached' });
     });
 
     await check('processed bank files: the uploaded rows are in the grid (Text filter)', async () => {

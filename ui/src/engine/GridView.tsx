@@ -24,7 +24,7 @@ import { useGrid } from './useGrid';
 import { useViewMeta } from './useMeta';
 import { CellEditor, EDIT_TEXT, type EditedRow } from './grid/CellEditor';
 import { ColumnFilter } from './grid/ColumnFilter';
-import type { ActionMeta, ColumnMeta, ExportFormat, Row, ViewMeta } from './types';
+import type { ActionMeta, ColumnMeta, ExportFormat, FilterCondition, Row, ViewMeta } from './types';
 import './engine.css';
 
 import { FormDialog } from './FormDialog';
@@ -48,6 +48,12 @@ export interface GridViewProps {
   actions?: ActionMeta[];
   /** Grid height in px; without it the grid fills the screen below the toolbar. */
   height?: number;
+  /**
+   * Field values from a link (e.g. ?Id=42): the grid shows only rows equal to them, with a chip
+   * that clears them (onClearLinked). Fields that are not columns of the view are ignored.
+   */
+  linked?: Record<string, string>;
+  onClearLinked?(): void;
 }
 
 /** Default widths by type, widened for long header labels. */
@@ -71,13 +77,26 @@ export function GridView(props: GridViewProps) {
   return <LoadedGrid {...props} view={view} />;
 }
 
-function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, actions, height }: GridViewProps & { view: ViewMeta }) {
+/** A link's field values as equals-conditions on the view's columns (numbers as numbers). */
+function linkedConditions(view: ViewMeta, linked: Record<string, string> | undefined): FilterCondition[] {
+  const out: FilterCondition[] = [];
+  for (const [field, value] of Object.entries(linked ?? {})) {
+    const column = view.columns.find((c) => c.field === field);
+    if (!column || value === '') continue;
+    const numeric = column.type === 'int' && /^-?\d+$/.test(value);
+    out.push({ field, op: 'equals', value: numeric ? Number(value) : value });
+  }
+  return out;
+}
+
+function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, actions, height, linked, onClearLinked }: GridViewProps & { view: ViewMeta }) {
   const { t, i18n } = useTranslation();
   const toast = useToast();
   const navigate = useNavigate();
   const user = useCurrentUser();
   const locale = i18n.language || 'en';
-  const grid = useGrid(view, locale);
+  const fixed = useMemo(() => linkedConditions(view, linked), [view, linked]);
+  const grid = useGrid(view, locale, fixed);
 
   const [filterField, setFilterField] = useState<string | null>(null);
   const filterPanel = useRef<OverlayPanel>(null);
@@ -353,6 +372,19 @@ function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, a
           <span className="grid-total" data-testid="grid-total" aria-live="polite">
             {totalText}
           </span>
+          {fixed.length > 0 && (
+            <Button
+              type="button"
+              size="small"
+              outlined
+              icon="pi pi-times"
+              iconPos="right"
+              label={fixed.map((c) => `${label(view.columns.find((col) => col.field === c.field)!)} = ${String(c.value)}`).join(', ')}
+              title={t('grid.showAll')}
+              data-testid="grid-linked"
+              onClick={onClearLinked}
+            />
+          )}
           {activeFilters > 0 && (
             <Button
               type="button"

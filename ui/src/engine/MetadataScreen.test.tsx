@@ -62,4 +62,34 @@ describe('MetadataScreen', () => {
     await screen.findByTestId('grid-VW_B');
     await waitFor(() => expect(screen.queryByTestId('grid-VW_A')).toBeNull());
   });
+
+  it('opens the tab a link names and shows the rows it names, until the chip is clicked', async () => {
+    const api = mockApi({
+      'GET /api/meta/screens/extraction-logs': ok(screenMeta),
+      'GET /api/meta/views/VW_A': ok({ ...countryView, name: 'VW_A' }),
+      'GET /api/meta/views/VW_B': ok({ ...countryView, name: 'VW_B' }),
+      'GET /api/meta/views/VW_C': ok({ ...countryView, name: 'VW_C' }),
+      'POST /api/grid': ok({ dataList: [], totalCount: 0 }),
+    });
+    render(
+      <ToastProvider>
+        <MemoryRouter initialEntries={['/dashboard/extraction-logs?tab=transactionFiles&CountryID=42&Unknown=x']}>
+          <MetadataScreen route="extraction-logs" />
+        </MemoryRouter>
+      </ToastProvider>,
+    );
+    await screen.findByTestId('grid-VW_C');
+    const chip = await screen.findByTestId('grid-linked');
+    expect(chip.textContent).toContain('= 42');
+    await waitFor(() => expect(api.callsTo('POST', '/api/grid').length).toBeGreaterThan(0));
+    // A field the view does not have is ignored; an int field is sent as a number.
+    expect((api.callsTo('POST', '/api/grid').at(-1)!.body as { ViewName: string; Filters: unknown[] })).toMatchObject({
+      ViewName: 'VW_C',
+      Filters: [{ field: 'CountryID', op: 'equals', value: 42 }],
+    });
+    expect(sessionStorage.getItem(`${TAB_STORAGE_PREFIX}extraction-logs`)).toBe('transactionFiles');
+    fireEvent.click(chip);
+    await waitFor(() => expect(screen.queryByTestId('grid-linked')).toBeNull());
+    await waitFor(() => expect((api.callsTo('POST', '/api/grid').at(-1)!.body as { Filters: unknown[] }).Filters).toEqual([]));
+  });
 });

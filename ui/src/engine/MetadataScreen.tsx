@@ -2,9 +2,13 @@
  * A whole screen from the metadata (views.yaml `screens:`): its title and one tab per grid,
  * each a GridView with the tab's add dialog or route, row delete and action buttons. The tab
  * the user last had open on this screen comes back for the rest of the browser session.
+ *
+ * Links can open a tab and show given rows: `?tab=<tab id>&<Field>=<value>` (e.g. the Data
+ * Import screen's link to one extraction-log row, `?tab=ticketFiles&Id=42`); the grid shows a
+ * chip that clears the field values.
  */
-import { useState } from 'react';
-import { Navigate, useLocation, useParams } from 'react-router-dom';
+import { useMemo, useState } from 'react';
+import { Navigate, useLocation, useNavigate, useParams } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import { TabView, TabPanel } from 'primereact/tabview';
 import { ProgressBar } from 'primereact/progressbar';
@@ -71,10 +75,20 @@ export function MetadataScreen({ route, titleKey }: MetadataScreenProps) {
   );
 }
 
+/** The link's field values (every query parameter but tab), or undefined without any. */
+function linkedValues(search: string): Record<string, string> | undefined {
+  const params = new URLSearchParams(search);
+  params.delete('tab');
+  const out = Object.fromEntries(params.entries());
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
 /** One tab's grid, the same with or without a tab strip around it. */
-function TabGrid({ tab }: { tab: TabMeta }) {
+function TabGrid({ tab, linked, onClearLinked }: { tab: TabMeta; linked?: Record<string, string>; onClearLinked?(): void }) {
   return (
     <GridView
+      linked={linked}
+      onClearLinked={onClearLinked}
       viewName={tab.view}
       addForm={tab.add}
       addText={tab.addText}
@@ -89,17 +103,26 @@ function TabGrid({ tab }: { tab: TabMeta }) {
 
 function ScreenTabs({ screen }: { screen: ScreenMeta }) {
   const { t } = useTranslation();
+  const location = useLocation();
+  const navigate = useNavigate();
   const only = screen.tabs.length === 1 && !screen.showTabs ? screen.tabs[0] : undefined;
+  const linkedTab = new URLSearchParams(location.search).get('tab');
   const [active, setActive] = useState(() => {
-    const index = screen.tabs.findIndex((tab) => tab.id === storedTab(screen.route));
+    const index = screen.tabs.findIndex((tab) => tab.id === (linkedTab ?? storedTab(screen.route)));
+    if (linkedTab && index >= 0) storeTab(screen.route, linkedTab);
     return index >= 0 ? index : 0;
   });
+  // The link's values filter the tab it opened (or the one tab), until cleared.
+  const linked = useMemo(() => linkedValues(location.search), [location.search]);
+  const linkedTabIndex = linkedTab ? screen.tabs.findIndex((tab) => tab.id === linkedTab) : 0;
+  const clearLinked = () => navigate(location.pathname, { replace: true });
+  const linkFor = (index: number) => (linked && index === Math.max(linkedTabIndex, 0) ? linked : undefined);
 
   // A one-grid screen (the user and role lists) needs no tab strip, unless it asks for one.
   if (only) {
     return (
       <div className="card metadata-screen__card">
-        <TabGrid tab={only} />
+        <TabGrid tab={only} linked={linked} onClearLinked={clearLinked} />
       </div>
     );
   }
@@ -115,9 +138,9 @@ function ScreenTabs({ screen }: { screen: ScreenMeta }) {
         }}
         className="metadata-tabs"
       >
-        {screen.tabs.map((tab) => (
+        {screen.tabs.map((tab, index) => (
           <TabPanel key={tab.id} header={t(tab.title)} pt={{ headerAction: { 'data-testid': `tab-${tab.id}` } as object }}>
-            <TabGrid tab={tab} />
+            <TabGrid tab={tab} linked={linkFor(index)} onClearLinked={clearLinked} />
           </TabPanel>
         ))}
       </TabView>

@@ -48,6 +48,8 @@ export interface GridController extends GridState {
   baseRequest(): Omit<GridRequest, 'PageSize' | 'PageNumber'>;
 }
 
+const NO_CONDITIONS: FilterCondition[] = [];
+
 function initialPageSize(view: ViewMeta | null): { sizes: number[]; size: number } {
   const config = getAppConfig();
   const max = view?.maxPageSize && view.maxPageSize > 0 ? view.maxPageSize : Infinity;
@@ -56,7 +58,11 @@ function initialPageSize(view: ViewMeta | null): { sizes: number[]; size: number
   return { sizes, size: sizes.includes(wanted) ? wanted : (sizes[sizes.length - 1] ?? 100) };
 }
 
-export function useGrid(view: ViewMeta | null, locale: string): GridController {
+/**
+ * The grid's state and its server calls. `fixed` conditions (a deep link's filter, e.g. one
+ * extraction-log row by Id) go with every request, before the user's own filters.
+ */
+export function useGrid(view: ViewMeta | null, locale: string, fixed: FilterCondition[] = NO_CONDITIONS): GridController {
   const paging = useMemo(() => initialPageSize(view), [view]);
   const [pageSize, setPageSizeState] = useState(paging.size);
   const [offset, setOffsetState] = useState(0);
@@ -96,14 +102,15 @@ export function useGrid(view: ViewMeta | null, locale: string): GridController {
 
   const sortSpec = sort ?? view?.defaultSort ?? null;
 
+  const fixedKey = JSON.stringify(fixed);
   const baseRequest = useCallback(
     (): Omit<GridRequest, 'PageSize' | 'PageNumber'> => ({
       ViewName: view?.name ?? '',
-      Filters: JSON.parse(conditionsKey) as FilterCondition[],
+      Filters: [...(JSON.parse(fixedKey) as FilterCondition[]), ...(JSON.parse(conditionsKey) as FilterCondition[])],
       SortField: sortSpec?.field ?? '',
       SortOrder: sortSpec?.order ?? 'asc',
     }),
-    [view, conditionsKey, sortSpec?.field, sortSpec?.order],
+    [view, fixedKey, conditionsKey, sortSpec?.field, sortSpec?.order],
   );
 
   useEffect(() => {

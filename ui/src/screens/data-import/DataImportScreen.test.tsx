@@ -179,9 +179,9 @@ describe('data import screen', () => {
     expect(await screen.findByText('march.csv: 9 rows loaded')).toBeTruthy();
     await waitFor(() => expect(recentCalls()).toBe(2));
 
-    // The extraction-log link opens the logs screen on the bank files tab.
+    // The extraction-log link opens the logs screen on the bank files tab, on this import's row.
     const link = within(row('march.csv')).getByTestId('import-log-link');
-    expect(link.getAttribute('href')).toBe('/dashboard/extraction-logs');
+    expect(link.getAttribute('href')).toBe('/dashboard/extraction-logs?tab=bankFiles&Id=44');
     fireEvent.click(link);
     expect(EXTRACTION_LOGS_TAB_KEY).toBe(`${TAB_STORAGE_PREFIX}extraction-logs`);
     expect(sessionStorage.getItem(EXTRACTION_LOGS_TAB_KEY)).toBe('bankFiles');
@@ -242,7 +242,8 @@ describe('data import screen', () => {
     expect(items[1]!.textContent).toBe('line 3: too few columns');
     expect(items[100]!.textContent).toBe('…and 50 more');
     expect(await screen.findByText('Import failed')).toBeTruthy();
-    // The link opens the extraction-logs screen on the Ticket Files tab.
+    // The link opens the extraction-logs screen on the Ticket Files tab, on this import's row.
+    expect(r.getByTestId('import-log-link').getAttribute('href')).toBe('/dashboard/extraction-logs?tab=ticketFiles&Id=9');
     fireEvent.click(r.getByTestId('import-log-link'));
     expect(sessionStorage.getItem(EXTRACTION_LOGS_TAB_KEY)).toBe('ticketFiles');
   });

@@ -17,7 +17,7 @@ import { useCurrentUser } from '../../auth/useSession';
 import { getAppConfig } from '../../config/appConfig';
 import { formatDate } from '../../lib/dates';
 import { IMPORT_KINDS, importsApi, isFinished, type ImportFile, type ImportKind, type ImportLayout, type ImportStatus } from '../../api/imports';
-import { EXTRACTION_LOGS_PATH, formatBytes, formatCount, ROW_ERROR_LIMIT, rowErrorText, selectExtractionLogTab } from './importFormat';
+import { extractionLogLink, formatBytes, formatCount, ROW_ERROR_LIMIT, rowErrorText, selectExtractionLogTab } from './importFormat';
 import { isDone, useImportQueue, type UploadEntry, type UploadOutcome, type UploadPhase } from './useImportQueue';
 import './data-import.css';
 
@@ -230,7 +230,7 @@ function UploadRow({ entry, locale }: { entry: UploadEntry; locale: string }) {
       </div>
       <div className="import-row__side">
         <Tag value={t(`imports.phase.${entry.phase}`)} severity={PHASE_SEVERITY[entry.phase]} data-testid="import-status" />
-        {result && (result.extractionLogId != null || isFinished(result.status)) && <ExtractionLogLink kind={entry.kind} />}
+        {result && (result.extractionLogId != null || isFinished(result.status)) && <ExtractionLogLink kind={entry.kind} logId={result.extractionLogId} />}
       </div>
     </li>
   );
@@ -308,12 +308,12 @@ function RowErrorList({ errors }: { errors: NonNullable<ImportFile['rowErrors']>
   );
 }
 
-function ExtractionLogLink({ kind, compact = false }: { kind: ImportKind; compact?: boolean }) {
+function ExtractionLogLink({ kind, logId, compact = false }: { kind: ImportKind; logId?: number | null; compact?: boolean }) {
   const { t } = useTranslation();
   const label = t('imports.extractionLog');
   return (
     <Link
-      to={EXTRACTION_LOGS_PATH}
+      to={extractionLogLink(kind, logId)}
       onClick={() => selectExtractionLogTab(kind)}
       className="import-log-link"
       title={label}
@@ -418,7 +418,7 @@ function RecentImports({ version, pollMs, locale }: { version: number; pollMs: n
                   <td className="num">{formatCount(row.rowsRead, locale)}</td>
                   <td className="num">{formatCount(row.rowsLoaded, locale)}</td>
                   <td>{row.createdBy}</td>
-                  <td>{isFinished(row.status) && <ExtractionLogLink kind={row.kind} compact />}</td>
+                  <td>{isFinished(row.status) && <ExtractionLogLink kind={row.kind} logId={row.extractionLogId} compact />}</td>
                 </tr>
               ))}
             </tbody>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import i18n from '../../i18n';
-import { extractionLogTab, formatBytes, rowErrorText } from './importFormat';
+import { extractionLogLink, extractionLogTab, formatBytes, rowErrorText } from './importFormat';
 
 describe('import helpers', () => {
   it('maps kinds to the extraction-log tabs', () => {
@@ -8,6 +8,11 @@ describe('import helpers', () => {
     expect(extractionLogTab('settlement')).toBe('settlementFiles');
     expect(extractionLogTab('transaction')).toBe('transactionFiles');
     expect(extractionLogTab('ticket')).toBe('ticketFiles');
+  });
+
+  it('links to the extraction-log row of an import, or to its tab while the row is not known', () => {
+    expect(extractionLogLink('ticket', 9)).toBe('/dashboard/extraction-logs?tab=ticketFiles&Id=9');
+    expect(extractionLogLink('bank', null)).toBe('/dashboard/extraction-logs?tab=bankFiles');
   });
 
   it('formats sizes in the UI language', () => {

@@ -24,6 +24,16 @@ export function extractionLogTab(kind: ImportKind): string | null {
   }
 }
 
+/** The link to an import's extraction-log row: its kind's tab, showing that row when the id is known. */
+export function extractionLogLink(kind: ImportKind, logId?: number | null): string {
+  const params = new URLSearchParams();
+  const tab = extractionLogTab(kind);
+  if (tab) params.set('tab', tab);
+  if (logId != null) params.set('Id', String(logId));
+  const query = params.toString();
+  return query ? `${EXTRACTION_LOGS_PATH}?${query}` : EXTRACTION_LOGS_PATH;
+}
+
 /** Makes the extraction-logs screen open on the kind's tab (call right before navigating). */
 export function selectExtractionLogTab(kind: ImportKind): void {
   const tab = extractionLogTab(kind);
