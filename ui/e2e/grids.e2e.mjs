@@ -72,7 +72,7 @@ async function main() {
       assert(labels.some((l) => l.includes(en.forms.country.fields.countryCode) && l.includes('*')), `labels ${labels}`);
       // Save with nothing typed: the required-fields message, the dialog stays.
       await byTestId(page, 'form-save').click();
-      assert((await toastText(page, 'error')).includes(en.messages.requiredFields), 'no required-fields toast');
+      assert((await toastText(page, 'error')).includes(en.BANK_SETTINGS.REQUIRED_FIELDS), 'no required-fields toast');
       await clearToasts(page);
       await page.locator('#root_countryCode').fill(code);
       await page.locator('#root_countryName').fill(`  ${name} `);

@@ -112,7 +112,7 @@ export function FormDialog({ formName, visible, onClose, onSaved }: FormDialogPr
             fieldError={fieldError}
             onFieldEdited={(field) => fieldError?.field === field && setFieldError(null)}
             onSubmit={(data) => void submit(data)}
-            onInvalid={(missingRequired) => toast.error(t(missingRequired ? 'messages.requiredFields' : 'forms.errors.fix'))}
+            onInvalid={(missingRequired) => toast.error(t(missingRequired ? 'BANK_SETTINGS.REQUIRED_FIELDS' : 'forms.errors.fix'))}
             onValidity={form.saveWhenValid ? setValid : undefined}
           />
         </Suspense>

@@ -343,16 +343,7 @@ function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, a
     <div className="grid-view" data-testid={`grid-${view.name}`}>
       <div className="grid-toolbar">
         <div className="grid-toolbar__start">
-          {(addForm || addRoute) && (
-            <Button
-              type="button"
-              size="small"
-              icon="pi pi-plus"
-              label={t(addText ?? 'grid.add')}
-              data-testid="grid-add"
-              onClick={() => (addRoute ? navigate(routeFor(addRoute, '')) : setFormOpen(true))}
-            />
-          )}
+          {/* The screen's own buttons, then Add (spec 02: "sync exchange rates, and add"). */}
           {actions?.map((action) => (
             <Button
               key={action.id}
@@ -367,6 +358,16 @@ function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, a
               onClick={() => (action.confirm ? setPendingAction(action) : void runAction(action))}
             />
           ))}
+          {(addForm || addRoute) && (
+            <Button
+              type="button"
+              size="small"
+              icon="pi pi-plus"
+              label={t(addText ?? 'grid.add')}
+              data-testid="grid-add"
+              onClick={() => (addRoute ? navigate(routeFor(addRoute, '')) : setFormOpen(true))}
+            />
+          )}
         </div>
         <div className="grid-toolbar__end">
           <span className="grid-total" data-testid="grid-total" aria-live="polite">
