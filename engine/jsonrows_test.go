@@ -110,3 +110,19 @@ func TestWriteRowsMatchesDecodedValues(t *testing.T) {
 		}
 	}
 }
+
+// appendJSONString must escape exactly as encoding/json does, for any bytes.
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range []string{"", "plain", `quote " back \ slash`, "tab\tnl\ncr\r\x00\x1f\x7f", "<b>&amp;</b>", "\u2028\u2029", "é日本🎉", "\xff\xfe bad utf-8 \xc3", "\xed\xa0\x80"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := appendJSONString(nil, s); string(got) != string(want) {
+			t.Errorf("%q: got %s, want %s", s, got, want)
+		}
+		if got := appendJSONString(nil, []byte(s)); string(got) != string(want) {
+			t.Errorf("%q as bytes: got %s, want %s", s, got, want)
+		}
+	})
+}
