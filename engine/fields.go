@@ -281,7 +281,7 @@ func numericString(n pgtype.Numeric, scale int) any {
 	digits := n.Int.String()
 	neg := strings.HasPrefix(digits, "-")
 	digits = strings.TrimPrefix(digits, "-")
-	if n.Exp > 0 {
+	if n.Exp > 0 && n.Int.Sign() != 0 { // zero stays "0", whatever its exponent
 		digits += strings.Repeat("0", int(n.Exp))
 	}
 	frac := 0

@@ -233,13 +233,17 @@ func appendNumeric(buf, raw []byte, c *Column) ([]byte, bool) {
 	}
 	var digits [64]byte
 	d := digits[:0]
-	// Integer part: groups 0..weight, the first without leading zeros.
-	if weight < 0 {
+	// Integer part: groups 0..weight, without leading zeros (PostgreSQL sends
+	// none but a zero's weight may be anything).
+	if weight < 0 || ndigits == 0 {
 		d = append(d, '0')
 	} else {
 		d = strconv.AppendInt(d, int64(group(0)), 10)
 		for i := 1; i <= weight; i++ {
 			d = appendGroup(d, group(i))
+		}
+		for len(d) > 1 && d[0] == '0' {
+			d = d[1:]
 		}
 	}
 	intLen := len(d)

@@ -3,8 +3,12 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"math"
+	"math/big"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"ledgerdesk/internal/pgtest"
 )
@@ -123,6 +127,35 @@ func FuzzAppendJSONString(f *testing.F) {
 		}
 		if got := appendJSONString(nil, []byte(s)); string(got) != string(want) {
 			t.Errorf("%q as bytes: got %s, want %s", s, got, want)
+		}
+	})
+}
+
+// appendNumeric reads PostgreSQL's binary numeric and rounds to the column's
+// decimals exactly as numericString does from the decoded value.
+func FuzzAppendNumeric(f *testing.F) {
+	for _, seed := range []struct {
+		m          int64
+		exp, scale int8
+	}{{0, 0, 2}, {0, -2, 0}, {-5, -3, 2}, {995, -3, 2}, {-995, -3, 2}, {9999, -4, 0}, {1, 4, 2}, {123456789, -6, 6}, {-1, -9, 2}, {math.MaxInt64, -18, 2}, {math.MinInt64, 3, 0}} {
+		f.Add(seed.m, seed.exp, seed.scale)
+	}
+	types := pgtype.NewMap()
+	f.Fuzz(func(t *testing.T, m int64, exp, scale int8) {
+		exp, scale = exp%24, scale%12
+		if scale < 0 {
+			scale = -scale
+		}
+		n := pgtype.Numeric{Int: big.NewInt(m), Exp: int32(exp), Valid: true}
+		raw, err := types.Encode(pgtype.NumericOID, pgtype.BinaryFormatCode, n, nil)
+		if err != nil {
+			t.Skip(err)
+		}
+		c := &Column{Field: "N", Type: "decimal", Scale: int(scale)}
+		got, ok := appendNumeric(nil, raw, c)
+		want, _ := json.Marshal(numericString(n, int(scale)))
+		if !ok || string(got) != string(want) {
+			t.Errorf("%de%d at scale %d: got %s (%v), want %s", m, exp, scale, got, ok, want)
 		}
 	})
 }
