@@ -62,6 +62,17 @@ func Conflict(format string, args ...any) *Error {
 	return &Error{Code: CodeConflict, Message: fmt.Sprintf(format, args...)}
 }
 
+// MessageOf is what a person reading a log or a job outcome should see of
+// err: a typed error's message (PostgreSQL errors translated first), else
+// the error text.
+func MessageOf(err error) string {
+	var e *Error
+	if errors.As(TranslatePG(err), &e) {
+		return e.Message
+	}
+	return err.Error()
+}
+
 // Unavailable reports work that could not be done now (a dependency down).
 func Unavailable(format string, args ...any) *Error {
 	return &Error{Code: CodeUnavailable, Message: fmt.Sprintf(format, args...)}

@@ -675,13 +675,8 @@ func (s *Service) giveUp(ctx context.Context, id int64, tries int, cause error) 
 	if err != nil {
 		return err
 	}
-	msg := cause.Error()
-	var e *engine.Error
-	if errors.As(engine.TranslatePG(cause), &e) {
-		msg = e.Message
-	}
 	return s.finish(ctx, id, kind, name, actor, nil, 0, 0,
-		engine.Unavailable("%s could not be loaded after %d tries: %s. Nothing was loaded; upload it again.", name, tries, msg))
+		engine.Unavailable("%s could not be loaded after %d tries: %s. Nothing was loaded; upload it again.", name, tries, engine.MessageOf(cause)))
 }
 
 // Timeout: a million-row file takes a while.
@@ -719,13 +714,8 @@ func (w *ReprocessWorker) Work(ctx context.Context, job *river.Job[ReprocessArgs
 	}
 	w.Log.Error("bank reprocessing failed", "attempt", job.Attempt, "of", job.MaxAttempts, "err", err)
 	if job.Attempt >= job.MaxAttempts { // no more tries: say so where people look
-		msg := err.Error()
-		var e *engine.Error
-		if errors.As(engine.TranslatePG(err), &e) {
-			msg = e.Message
-		}
 		if _, logErr := w.Pool.Exec(context.WithoutCancel(ctx), `insert into extraction_log (module, description, status, error_description, created_by)
-			values ('Bank', 'Reprocessing of all bank bookings', 'Failed', $1, 'system')`, msg); logErr != nil {
+			values ('Bank', 'Reprocessing of all bank bookings', 'Failed', $1, 'system')`, engine.MessageOf(err)); logErr != nil {
 			w.Log.Error("extraction log", "err", logErr)
 		}
 	}

@@ -49,12 +49,7 @@ func (w *SyncWorker) Work(ctx context.Context, job *river.Job[SyncArgs]) error {
 	ctx = engine.WithActor(ctx, &engine.Actor{Username: job.Args.Actor})
 	res, err := w.Syncer.Sync(ctx)
 	if err != nil {
-		msg := err.Error()
-		var e *engine.Error
-		if errors.As(err, &e) {
-			msg = e.Message
-		}
-		river.RecordOutput(ctx, outcome{Error: msg})
+		river.RecordOutput(ctx, outcome{Error: engine.MessageOf(err)})
 		return err
 	}
 	return river.RecordOutput(ctx, outcome{Result: res})
