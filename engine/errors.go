@@ -36,6 +36,26 @@ type Error struct {
 	Message string
 	Field   string
 	Err     error
+	// Key is the stable message code (e.g. recon.alreadyMatched) the UI
+	// translates, with Params filling its placeholders; Message is the
+	// English text of the same message, for logs and as the fallback.
+	Key    string
+	Params map[string]any
+}
+
+// With gives the error a stable message code and its parameters, as
+// name/value pairs: Conflict("...").With("recon.runActive", "runId", 7).
+// The UI shows the translation of key (with the parameters) in the reader's
+// language, and Message where it has none.
+func (e *Error) With(key string, nameValues ...any) *Error {
+	e.Key = key
+	if len(nameValues) > 0 && e.Params == nil {
+		e.Params = make(map[string]any, len(nameValues)/2)
+	}
+	for i := 0; i+1 < len(nameValues); i += 2 {
+		e.Params[fmt.Sprint(nameValues[i])] = nameValues[i+1]
+	}
+	return e
 }
 
 func (e *Error) Error() string {

@@ -17,7 +17,12 @@ type envelope struct {
 	Data      any    `json:"data"`
 	Error     string `json:"error,omitempty"`
 	Field     string `json:"field,omitempty"`
-	RequestID string `json:"requestId,omitempty"`
+	// Code is the stable message code of the error (DESIGN.md section 4)
+	// and Params its parameters, so the UI can show it in the reader's
+	// language; Error is the English text.
+	Code      string         `json:"code,omitempty"`
+	Params    map[string]any `json:"params,omitempty"`
+	RequestID string         `json:"requestId,omitempty"`
 }
 
 func ok(c fiber.Ctx, data any) error {
@@ -37,6 +42,20 @@ var statusOf = map[engine.Code]int{
 	engine.CodeInternal:     fiber.StatusInternalServerError,
 }
 
+// codeOfStatus is the error code of a status (Fiber's own errors carry only
+// a status): the inverse of statusOf, internal for anything else.
+func codeOfStatus(status int) engine.Code {
+	for code, st := range statusOf {
+		if st == status {
+			return code
+		}
+	}
+	if status == fiber.StatusMethodNotAllowed {
+		return engine.CodeNotFound
+	}
+	return engine.CodeInternal
+}
+
 // errorHandler turns any error a handler returns into the envelope with the
 // right status. Typed errors carry a message meant for the user; Fiber's own
 // errors (unknown route, body too large, bad method) keep theirs; anything
@@ -53,7 +72,10 @@ func errorHandler(log *slog.Logger, uploadMax, bodyMax int64) fiber.ErrorHandler
 		switch {
 		case errors.As(engine.TranslatePG(err), &typed):
 			status = statusOf[typed.Code]
-			env.Error, env.Field = typed.Message, typed.Field
+			env.Error, env.Field, env.Code, env.Params = typed.Message, typed.Field, typed.Key, typed.Params
+			if env.Code == "" {
+				env.Code = "error." + string(typed.Code)
+			}
 		case errors.As(err, &fe):
 			status = fe.Code
 			env.Error = fe.Message
@@ -67,6 +89,9 @@ func errorHandler(log *slog.Logger, uploadMax, bodyMax int64) fiber.ErrorHandler
 		}
 		if status == 0 {
 			status = fiber.StatusInternalServerError
+		}
+		if env.Code == "" { // every refusal carries a code the UI can translate
+			env.Code = "error." + string(codeOfStatus(status))
 		}
 		if status >= 500 {
 			if env.Error == "" || typed != nil && typed.Code == engine.CodeInternal {

@@ -52,7 +52,9 @@ func testApp(t *testing.T, pool *pgxpool.Pool, logs io.Writer) *fiber.App {
 		api.Get("/test/invalid", func(fiber.Ctx) error {
 			return engine.Invalid("CountryCode", "CountryCode must be at most 3 characters")
 		})
-		api.Get("/test/conflict", func(fiber.Ctx) error { return engine.Conflict("the row was changed by someone else") })
+		api.Get("/test/conflict", func(fiber.Ctx) error {
+			return engine.Conflict("the row was changed by someone else").With("grid.stale", "field", "UpdatedOn")
+		})
 		api.Get("/test/unique", func(fiber.Ctx) error {
 			return &pgconn.PgError{Code: "23505", ConstraintName: "country_code_key", Message: "duplicate key value violates unique constraint"}
 		})
@@ -100,16 +102,17 @@ func TestAPI(t *testing.T) {
 		succeeded          bool
 		errContains        string
 		field              string
+		code               string // the message code the UI translates
 	}{
-		{"health", "GET", "/api/health", nil, 200, true, "", ""},
-		{"unknown endpoint needs a session first", "GET", "/api/no-such-thing", nil, 401, false, "Sign in", ""},
-		{"unknown deep endpoint", "GET", "/api/a/b/c/d", nil, 404, false, "no such API endpoint: GET /api/a/b/c/d", ""},
-		{"typed invalid names the field", "GET", "/api/test/invalid", nil, 400, false, "at most 3 characters", "CountryCode"},
-		{"typed conflict", "GET", "/api/test/conflict", nil, 409, false, "changed by someone else", ""},
-		{"unique violation becomes 409", "GET", "/api/test/unique", nil, 409, false, "already exists", "country_code_key"},
-		{"unexpected error is a generic 500", "GET", "/api/test/boom", nil, 500, false, "internal error", ""},
-		{"panic is recovered as 500", "GET", "/api/test/panic", nil, 500, false, "internal error", ""},
-		{"body within limit", "POST", "/api/test/echo", strings.NewReader(`{"a":1}`), 200, true, "", ""},
+		{"health", "GET", "/api/health", nil, 200, true, "", "", ""},
+		{"unknown endpoint needs a session first", "GET", "/api/no-such-thing", nil, 401, false, "Sign in", "", "error.unauthorized"},
+		{"unknown deep endpoint", "GET", "/api/a/b/c/d", nil, 404, false, "no such API endpoint: GET /api/a/b/c/d", "", "error.not_found"},
+		{"typed invalid names the field", "GET", "/api/test/invalid", nil, 400, false, "at most 3 characters", "CountryCode", "error.invalid"},
+		{"typed conflict carries its message code", "GET", "/api/test/conflict", nil, 409, false, "changed by someone else", "", "grid.stale"},
+		{"unique violation becomes 409", "GET", "/api/test/unique", nil, 409, false, "already exists", "country_code_key", "error.conflict"},
+		{"unexpected error is a generic 500", "GET", "/api/test/boom", nil, 500, false, "internal error", "", "error.internal"},
+		{"panic is recovered as 500", "GET", "/api/test/panic", nil, 500, false, "internal error", "", "error.internal"},
+		{"body within limit", "POST", "/api/test/echo", strings.NewReader(`{"a":1}`), 200, true, "", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -125,6 +128,12 @@ func TestAPI(t *testing.T) {
 			}
 			if a.env.Field != tt.field {
 				t.Errorf("field %q, want %q", a.env.Field, tt.field)
+			}
+			if a.env.Code != tt.code {
+				t.Errorf("code %q, want %q", a.env.Code, tt.code)
+			}
+			if tt.code == "grid.stale" && a.env.Params["field"] != "UpdatedOn" {
+				t.Errorf("params %v, want field UpdatedOn", a.env.Params)
 			}
 			if a.header.Get("X-Request-Id") == "" {
 				t.Error("no X-Request-Id header")
