@@ -34,7 +34,13 @@ func TestBrowser(t *testing.T) {
 	root, baseURL, srv, exited, logs := p.root, p.baseURL, p.srv, p.exited, p.logs
 	mailbox := p.mailbox
 
-	scripts, _ := filepath.Glob(filepath.Join(root, "ui", "e2e", "*.e2e.mjs"))
+	// E2E_SCRIPTS narrows the run to some scripts while working on them
+	// (a glob such as "recon*"); CI runs them all.
+	pattern := "*"
+	if p := os.Getenv("E2E_SCRIPTS"); p != "" {
+		pattern = p
+	}
+	scripts, _ := filepath.Glob(filepath.Join(root, "ui", "e2e", pattern+".e2e.mjs"))
 	if len(scripts) == 0 {
 		t.Fatal("no browser test scripts under ui/e2e")
 	}
