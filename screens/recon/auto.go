@@ -91,8 +91,8 @@ func (s *Service) Runs(ctx context.Context, l *Level, limit int) ([]*Run, error)
 
 // AutoArgs is the job that runs automatic reconciliation of a level once.
 type AutoArgs struct {
-	RunID int64 `json:"runId"`
-	Level int   `json:"level"`
+	RunID int64  `json:"runId"`
+	Level int    `json:"level"`
 	Actor string `json:"actor"`
 }
 

@@ -65,7 +65,9 @@ func TestAutoReconcileCases(t *testing.T) {
 	f.rate("GBP", "2026-09-30", "1.25")
 	f.rate("GBP", "2026-10-20", "1.40") // later than every record: never used
 
-	tk := func(n int) string { return "9000000000" + string(rune('0'+n/100)) + string(rune('0'+n/10%10)) + string(rune('0'+n%10)) }
+	tk := func(n int) string {
+		return "9000000000" + string(rune('0'+n/100)) + string(rune('0'+n/10%10)) + string(rune('0'+n%10))
+	}
 	var cases []want
 	add := func(w want) { cases = append(cases, w) }
 
