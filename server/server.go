@@ -21,6 +21,7 @@ import (
 	"ledgerdesk/screens/identity"
 	"ledgerdesk/screens/imports"
 	"ledgerdesk/screens/rates"
+	"ledgerdesk/screens/recon"
 )
 
 // Deps is what the HTTP application needs from the outside world.
@@ -33,6 +34,7 @@ type Deps struct {
 	Engine   *engine.Engine
 	Rates    *rates.Runner
 	Imports  *imports.Service
+	Recon    *recon.Service
 	Version  string
 	Now      func() time.Time
 }
@@ -73,6 +75,7 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 	grids.mount(api, ids.authenticate)
 	(&screenHandlers{rates: d.Rates}).mount(api, ids.authenticate)
 	(&importHandlers{imports: d.Imports}).mount(api, ids.authenticate)
+	(&reconHandlers{recon: d.Recon, engine: d.Engine, grids: grids, dateFormat: ids.dateFormat}).mount(api, ids.authenticate)
 	if extra != nil {
 		extra(api)
 	}
