@@ -341,3 +341,19 @@ func match(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string) 
 		}
 	}
 }
+
+// RunNow runs automatic reconciliation of level l in this process, without
+// the job queue, and returns the finished run (the benchmark uses it; the
+// API queues runs).
+func (s *Service) RunNow(ctx context.Context, l *Level) (*Run, error) {
+	var id int64
+	if err := s.pool.QueryRow(ctx, `insert into recon_run (level, created_by) values ($1, $2) returning id`,
+		l.N, engine.ActorFrom(ctx).Username).Scan(&id); err != nil {
+		return nil, fmt.Errorf("auto reconcile %s: %w", l.Slug, err)
+	}
+	if err := s.execute(ctx, id, l); err != nil {
+		s.pool.Exec(context.WithoutCancel(ctx), `update recon_run set status = 'failed', finished_on = now(), error = $2 where id = $1`, id, engine.MessageOf(err))
+		return nil, err
+	}
+	return s.GetRun(ctx, id)
+}
