@@ -32,6 +32,7 @@ type ReconcileOptions struct {
 	Rows       int // tickets (1,000,000 for the DESIGN.md target); transactions and settlements follow
 	Iterations int // report requests per client
 	Clients    int // concurrent clients of the second report round
+	Database   string // default ReconcileDatabase
 }
 
 // seedRecon generates rows tickets with the demo generator's mix (3 % with
@@ -120,7 +121,10 @@ var floorSQL = map[int]string{
 // hash join of its two sides, and a report page of one month through the
 // API against the same SQL alone (DESIGN.md section 7).
 func Reconcile(ctx context.Context, dbURL string, o ReconcileOptions, out io.Writer, md *engine.Metadata) error {
-	pool, _, err := OpenNamed(ctx, dbURL, ReconcileDatabase, out)
+	if o.Database == "" {
+		o.Database = ReconcileDatabase
+	}
+	pool, _, err := OpenNamed(ctx, dbURL, o.Database, out)
 	if err != nil {
 		return err
 	}
