@@ -28,6 +28,7 @@ func (h *taskHandlers) mount(r fiber.Router, auth fiber.Handler) {
 	// Fixed paths before /:id: routes are matched in order.
 	t.Get("/paged", h.paged)
 	t.Get("/export", h.export)
+	t.Get("/candidates", h.candidates)
 	t.Post("/with-items", h.create)
 	t.Post("", h.create)
 	t.Get("", h.list)
@@ -146,6 +147,14 @@ func (h *taskHandlers) relations(c fiber.Ctx) error {
 		return err
 	}
 	r, err := h.tasks.Relations(c.Context(), id)
+	if err != nil {
+		return err
+	}
+	return ok(c, r)
+}
+
+func (h *taskHandlers) candidates(c fiber.Ctx) error {
+	r, err := h.tasks.Candidates(c.Context(), c.Query("ticketNumber"))
 	if err != nil {
 		return err
 	}

@@ -78,6 +78,7 @@ func TestTaskPermissions(t *testing.T) {
 		{"PATCH", p + "/field?field=Priority", `"x"`, [5]int{400, 400, 403, 403, 401}},
 		{"GET", "/api/TaskTT/export?format=csv", nil, [5]int{200, 200, 403, 403, 401}},
 		{"GET", "/api/TaskTT/999999", nil, [5]int{404, 404, 403, 403, 401}},
+		{"GET", "/api/TaskTT/candidates?ticketNumber=1234567890100", nil, [5]int{200, 200, 403, 403, 401}},
 		{"GET", "/api/Users/list", nil, [5]int{200, 200, 200, 403, 401}},
 		{"GET", "/api/preferences/tasks.grid", nil, [5]int{200, 200, 200, 200, 401}},
 		{"PUT", "/api/preferences/tasks.grid", `{"order":["taskName"]}`, [5]int{204, 204, 204, 204, 401}},
@@ -143,6 +144,8 @@ func TestTaskScenarios(t *testing.T) {
 		{"get", "tasker", "GET", task, nil, 200, []string{`"taskName":"Reconciliation Review (2T / 2X)"`, `"assignedToName":"Tasker Tester"`, `"statusLabel":"New"`, `"totalAmount":"150.00"`, `"balance":"20.00"`, fmt.Sprintf(`"ticketIds":[%d,%d]`, tk[0], tk[1])}},
 		{"list", "tasker", "GET", "/api/TaskTT", nil, 200, []string{`"taskName":"Reconciliation Review (2T / 2X)"`}},
 		{"relations", "tasker", "GET", task + "/relations", nil, 200, []string{`"ticketCount":2`, `"transactionCount":2`, `"ticketTotal":"150.00"`, `"transactionTotal":"130.00"`, `"balance":"20.00"`, `"ticketNumber":"1234567890100"`, `"totalFareIncludesFee":"100.00"`, `"isManualAdjust":false`}},
+		{"candidates", "tasker", "GET", "/api/TaskTT/candidates?ticketNumber=1234567890100", nil, 200, []string{`"ticketCount":1`, `"transactionCount":1`, `"ticketTotal":"100.00"`, `"transactionTotal":"90.00"`, `"balance":"10.00"`, fmt.Sprintf(`"ticketId":%d`, tk[0])}},
+		{"candidates without number", "tasker", "GET", "/api/TaskTT/candidates", nil, 400, []string{`"field":"ticketNumber"`}},
 		// Bad input on create: nothing is saved.
 		{"create without name", "tasker", "POST", "/api/TaskTT", `{"taskName":"  "}`, 400, []string{`"field":"taskName"`, `"code":"tasks.nameRequired"`}},
 		{"create unknown user", "tasker", "POST", "/api/TaskTT", `{"taskName":"x","assignedToId":999999}`, 400, []string{`"field":"assignedToId"`, `"code":"tasks.unknownUser"`}},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"regexp"
 	"strings"
 	"time"
@@ -66,10 +67,35 @@ func (s *Service) Relations(ctx context.Context, id int64) (*Relations, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Relations{Balance: t.Balance, TicketTotal: t.TotalAmount}
+	r, err := s.documents(ctx,
+		`k.id in (select ticket_id from task_ticket where task_id = $1)`,
+		`c.id in (select transaction_id from task_transaction where task_id = $1)`, id)
+	if err != nil {
+		return nil, err
+	}
+	r.Balance = t.Balance
+	return r, nil
+}
+
+// Candidates returns the tickets and card transactions of a ticket number
+// (GET /TaskTT/candidates?ticketNumber=...), so the editor can link them by
+// number rather than by id.
+func (s *Service) Candidates(ctx context.Context, ticketNumber string) (*Relations, error) {
+	n := strings.TrimSpace(ticketNumber)
+	if n == "" || len(n) > 50 {
+		return nil, engine.Invalid("ticketNumber", "Enter a ticket number.").With("tasks.ticketNumberRequired")
+	}
+	return s.documents(ctx, `k.ticket_number = $1`, `c.client_unique_id = $1`, n)
+}
+
+// documents reads the tickets and transactions that match the two
+// conditions (on k, the ticket, and c, the transaction) with their totals
+// and balance.
+func (s *Service) documents(ctx context.Context, tickets, transactions string, arg any) (*Relations, error) {
+	r := &Relations{}
 	rows, err := s.pool.Query(ctx, `select k.id, k.ticket_number, k.trans_date::text, coalesce(k.payment_type, ''), coalesce(k.country_code, ''),
 			k.currency, coalesce(k.transaction_code, ''), k.sale_amount::text
-		from task_ticket tt join ticket k on k.id = tt.ticket_id where tt.task_id = $1 order by k.trans_date, k.id`, id)
+		from ticket k where `+tickets+` order by k.trans_date, k.id limit 1000`, arg)
 	if err != nil {
 		return nil, err
 	}
@@ -78,8 +104,7 @@ func (s *Service) Relations(ctx context.Context, id int64) (*Relations, error) {
 	}
 	rows, err = s.pool.Query(ctx, `select c.id, c.client_unique_id, c.processing_date::text, coalesce(c.acquiring_bank, ''), coalesce(c.payment_method, ''),
 			c.currency, coalesce(c.transaction_type, ''), c.transaction_amount::text, c.is_manual_adjust, coalesce(c.remarks, ''), c.created_by
-		from task_transaction tt join card_transaction c on c.id = tt.transaction_id where tt.task_id = $1
-		order by c.is_manual_adjust, c.processing_date, c.id`, id)
+		from card_transaction c where `+transactions+` order by c.is_manual_adjust, c.processing_date, c.id limit 1000`, arg)
 	if err != nil {
 		return nil, err
 	}
@@ -87,9 +112,36 @@ func (s *Service) Relations(ctx context.Context, id int64) (*Relations, error) {
 		return nil, err
 	}
 	r.TicketCount, r.TransactionCount = len(r.Tickets), len(r.Transactions)
-	err = s.pool.QueryRow(ctx, `select coalesce(sum(c.transaction_amount), 0)::numeric(20, 2)::text
-		from task_transaction tt join card_transaction c on c.id = tt.transaction_id where tt.task_id = $1`, id).Scan(&r.TransactionTotal)
-	return r, err
+	ticketSum, txs := new(big.Int), new(big.Int)
+	for _, k := range r.Tickets {
+		ticketSum.Add(ticketSum, cents(k.TotalFareIncludesFee))
+	}
+	for _, x := range r.Transactions {
+		txs.Add(txs, cents(x.Amount))
+	}
+	r.TicketTotal, r.TransactionTotal = amountText(ticketSum), amountText(txs)
+	r.Balance = amountText(new(big.Int).Sub(ticketSum, txs))
+	return r, nil
+}
+
+// cents reads an amount of numeric(20, 2) as PostgreSQL prints it.
+func cents(amount string) *big.Int {
+	whole, frac, _ := strings.Cut(amount, ".")
+	n, _ := new(big.Int).SetString(whole+(frac + "00")[:2], 10)
+	if n == nil {
+		return new(big.Int)
+	}
+	return n
+}
+
+// amountText prints cents as an amount with 2 decimals.
+func amountText(c *big.Int) string {
+	sign, abs := "", new(big.Int).Abs(c)
+	if c.Sign() < 0 {
+		sign = "-"
+	}
+	s := fmt.Sprintf("%03s", abs.String())
+	return sign + s[:len(s)-2] + "." + s[len(s)-2:]
 }
 
 // Adjustment is the manual adjustment payload (spec 03 section 3.5). The
