@@ -38,6 +38,7 @@ import { TaskEditorDialog } from './TaskEditorDialog';
 const COLUMN_BY_KEY = new Map(TASK_COLUMNS.map((c) => [c.key, c]));
 const DATETIME: ColumnMeta = { field: 'd', type: 'datetime', label: '', sortable: true, ops: [] };
 const PREFS_SAVE_MS = 400;
+const ICON_COLUMN = 40;
 
 export function TaskTable() {
   const { t, i18n } = useTranslation();
@@ -308,10 +309,10 @@ export function TaskTable() {
       </div>
 
       <div className="task-table__scroll">
-        <table className="task-grid" style={{ width: 64 + visible.reduce((w, c) => w + columnWidth(prefs, c.key), 0) }}>
+        <table className="task-grid" style={{ width: 2 * ICON_COLUMN + visible.reduce((w, c) => w + columnWidth(prefs, c.key), 0) }}>
           <colgroup>
-            <col style={{ width: 32 }} />
-            <col style={{ width: 32 }} />
+            <col style={{ width: ICON_COLUMN }} />
+            <col style={{ width: ICON_COLUMN }} />
             {visible.map((c) => (
               <col key={c.key} style={{ width: columnWidth(prefs, c.key) }} />
             ))}
@@ -480,7 +481,7 @@ export function TaskTable() {
           </select>
         </label>
         <span className="task-pager__total" data-testid="task-total">
-          {t('tasks.pager.total', { total })}
+          {t('tasks.pager.total', { count: total })}
         </span>
       </div>
 
