@@ -217,8 +217,16 @@ func TestTaskScenarios(t *testing.T) {
 		t.Errorf("the adjustment is not stored as a manual-adjustment transaction of the task")
 	}
 
-	// A full PUT with the current version: fields, status and links.
+	// A PUT whose links are bad changes nothing, not even the fields sent with them.
 	cur := w.must(200, "GET", task, tasker, nil)
+	bad := w.do("PUT", task, tasker, map[string]any{"taskName": "Half", "isStatus": 2, "ticketIds": []int64{tk[0], 999999}, "updatedOn": cur["updatedOn"]})
+	if bad.status != 400 || bad.env.Field != "ticketIds" {
+		t.Errorf("PUT with an unknown ticket: %d %s", bad.status, bad.body)
+	}
+	if after := w.must(200, "GET", task, tasker, nil); after["taskName"] != cur["taskName"] || after["updatedOn"] != cur["updatedOn"] || len(after["ticketIds"].([]any)) != 2 {
+		t.Errorf("a refused PUT changed the task: %v", after)
+	}
+	// A full PUT with the current version: fields, status and links.
 	saved := w.must(200, "PUT", task, tasker, map[string]any{"id": id, "taskName": "Review", "assignedToId": adminID, "isStatus": 3,
 		"remarks": "Done", "priority": 2, "ticketIds": fmt.Sprint(tk[0]), "transactionIds": []any{fmt.Sprint(tx[0])}, "updatedOn": cur["updatedOn"]})
 	if saved["statusLabel"] != "Complete" || saved["assignedToName"] != "Admin User" && saved["assignedToName"] == nil || len(saved["ticketIds"].([]any)) != 1 ||

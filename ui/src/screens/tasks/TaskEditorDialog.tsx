@@ -26,6 +26,7 @@ import { tasksApi, userId, userName, type HistoryEntry, type Relations, type Tas
 import { adjustmentDefaults, idsText, parseIds, validAdjustmentAmount, type AdjustmentDraft } from './taskLogic';
 import { useErrorText } from './errorText';
 import { HistoryList } from './HistoryList';
+import { TicketTable, TransactionTable } from './RelationTables';
 import './tasks.css';
 
 /** What Create Task can be opened with (all optional). */
@@ -352,69 +353,18 @@ function TaskEditor({ mode, taskId, initial, onClose, onSaved }: Omit<TaskEditor
           <div className="task-editor__panels">
             <section className="task-panel" data-testid="task-tickets">
               <h3>{t('tasks.editor.tickets', { count: relations.ticketCount })}</h3>
-              <table className="task-subtable">
-                <thead>
-                  <tr>
-                    {(['ticketNumber', 'transDate', 'paymentType', 'currency', 'amount'] as const).map((k) => (
-                      <th key={k}>{t(`tasks.editor.ticket.${k}`)}</th>
-                    ))}
-                  </tr>
-                </thead>
-                <tbody>
-                  {relations.tickets.map((k) => (
-                    <tr key={k.ticketId}>
-                      <td>{k.ticketNumber}</td>
-                      <td>{k.transDate}</td>
-                      <td>{k.paymentType}</td>
-                      <td>{k.localFareCurrency}</td>
-                      <td className="num">{amount(k.totalFareIncludesFee)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <TicketTable tickets={relations.tickets} columns={['ticketNumber', 'transDate', 'paymentType', 'currency', 'amount']} />
               <p className="task-panel__total" data-testid="task-ticket-total">
                 {t('tasks.editor.total', { amount: amount(relations.ticketTotal) })}
               </p>
             </section>
             <section className="task-panel" data-testid="task-transactions">
               <h3>{t('tasks.editor.transactions', { count: relations.transactionCount })}</h3>
-              <table className="task-subtable">
-                <thead>
-                  <tr>
-                    {(['clientUniqueId', 'date', 'acquiringBank', 'currency', 'amount'] as const).map((k) => (
-                      <th key={k}>{t(`tasks.editor.transaction.${k}`)}</th>
-                    ))}
-                    <th aria-label={t('tasks.editor.deleteAdjustment')} />
-                  </tr>
-                </thead>
-                <tbody>
-                  {relations.transactions.map((x) => (
-                    <tr key={x.transactionId} className={x.isManualAdjust ? 'task-adjustment' : undefined} data-testid={x.isManualAdjust ? 'task-adjustment' : undefined}>
-                      <td title={x.isManualAdjust ? t('tasks.editor.adjustment') : undefined}>
-                        {x.isManualAdjust && <i className="pi pi-pencil task-adjustment__icon" aria-label={t('tasks.editor.adjustment')} />} {x.clientUniqueId}
-                      </td>
-                      <td>{x.date}</td>
-                      <td>{x.acquiringBank}</td>
-                      <td>{x.currency}</td>
-                      <td className="num">{amount(x.amount)}</td>
-                      <td>
-                        {x.isManualAdjust && (
-                          <button
-                            type="button"
-                            className="grid-icon-button grid-icon-button--danger"
-                            title={t('tasks.editor.deleteAdjustment')}
-                            aria-label={t('tasks.editor.deleteAdjustment')}
-                            onClick={() => setPendingDelete(x)}
-                            data-testid={`delete-adjustment-${x.transactionId}`}
-                          >
-                            <i className="pi pi-trash" aria-hidden="true" />
-                          </button>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <TransactionTable
+                transactions={relations.transactions}
+                columns={['clientUniqueId', 'date', 'acquiringBank', 'currency', 'amount']}
+                onDelete={setPendingDelete}
+              />
               <p className="task-panel__total" data-testid="task-transaction-total">
                 {t('tasks.editor.total', { amount: amount(relations.transactionTotal) })}
               </p>

@@ -34,6 +34,7 @@ import {
 } from './taskLogic';
 import { useErrorText } from './errorText';
 import { TaskEditorDialog } from './TaskEditorDialog';
+import { TicketTable, TransactionTable } from './RelationTables';
 
 const COLUMN_BY_KEY = new Map(TASK_COLUMNS.map((c) => [c.key, c]));
 const DATETIME: ColumnMeta = { field: 'd', type: 'datetime', label: '', sortable: true, ops: [] };
@@ -503,8 +504,7 @@ export function TaskTable() {
 
 /** The expander's sub-tables: the task's tickets and transactions, or 'no tickets' / 'no transactions'. */
 function RelationTables({ rel }: { rel: Relations }) {
-  const { t, i18n } = useTranslation();
-  const amount = (v: string) => formatDecimal(v, 2, i18n.language || 'en');
+  const { t } = useTranslation();
   return (
     <div className="task-detail__tables">
       <section>
@@ -512,28 +512,7 @@ function RelationTables({ rel }: { rel: Relations }) {
         {rel.tickets.length === 0 ? (
           <p className="tasks-empty">{t('tasks.grid.noTickets')}</p>
         ) : (
-          <table className="task-subtable">
-            <thead>
-              <tr>
-                {(['ticketNumber', 'transDate', 'paymentType', 'countryCode', 'currency', 'transactionCode', 'amount'] as const).map((k) => (
-                  <th key={k}>{t(`tasks.editor.ticket.${k}`)}</th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {rel.tickets.map((k) => (
-                <tr key={k.ticketId}>
-                  <td>{k.ticketNumber}</td>
-                  <td>{k.transDate}</td>
-                  <td>{k.paymentType}</td>
-                  <td>{k.countryCode}</td>
-                  <td>{k.localFareCurrency}</td>
-                  <td>{k.transactionCode}</td>
-                  <td className="num">{amount(k.totalFareIncludesFee)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <TicketTable tickets={rel.tickets} columns={['ticketNumber', 'transDate', 'paymentType', 'countryCode', 'currency', 'transactionCode', 'amount']} />
         )}
       </section>
       <section>
@@ -541,28 +520,7 @@ function RelationTables({ rel }: { rel: Relations }) {
         {rel.transactions.length === 0 ? (
           <p className="tasks-empty">{t('tasks.grid.noTransactions')}</p>
         ) : (
-          <table className="task-subtable">
-            <thead>
-              <tr>
-                {(['clientUniqueId', 'date', 'acquiringBank', 'paymentMethod', 'currency', 'transactionType', 'amount'] as const).map((k) => (
-                  <th key={k}>{t(`tasks.editor.transaction.${k}`)}</th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {rel.transactions.map((x) => (
-                <tr key={x.transactionId} className={x.isManualAdjust ? 'task-adjustment' : undefined}>
-                  <td>{x.clientUniqueId}</td>
-                  <td>{x.date}</td>
-                  <td>{x.acquiringBank}</td>
-                  <td>{x.paymentMethod}</td>
-                  <td>{x.currency}</td>
-                  <td>{x.transactionType}</td>
-                  <td className="num">{amount(x.amount)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <TransactionTable transactions={rel.transactions} columns={['clientUniqueId', 'date', 'acquiringBank', 'paymentMethod', 'currency', 'transactionType', 'amount']} />
         )}
       </section>
     </div>
