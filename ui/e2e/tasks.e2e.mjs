@@ -217,7 +217,7 @@ async function main() {
     await byTestId(page, 'task-editor-dialog').waitFor({ state: 'detached' });
   });
 
-  await check('hide a column and move another; both stay after a reload (kept on the server)', async () => {
+  await check('hide a column, move another, widen a third; all stay after a reload (kept on the server)', async () => {
     await byTestId(page, 'task-actions').click();
     const saved = page.waitForResponse((r) => r.url().includes('/api/preferences/tasks.grid') && r.request().method() === 'PUT' && /"hidden":\[[^\]]*"remarks"/.test(r.request().postData() ?? ''));
     await byTestId(page, 'task-column-toggle-remarks').uncheck();
@@ -227,6 +227,19 @@ async function main() {
     const moved = page.waitForResponse((r) => r.url().includes('/api/preferences/tasks.grid') && r.request().method() === 'PUT' && r.status() === 204);
     await byTestId(page, 'task-header-balance').dragTo(byTestId(page, 'task-header-taskName'));
     await moved;
+    // Resize: the handle at the header's right edge, 60 px wider.
+    const width = () => byTestId(page, 'task-header-taskName').evaluate((th) => Math.round(th.getBoundingClientRect().width));
+    const startWidth = await width();
+    const handle = await byTestId(page, 'task-resize-taskName').boundingBox();
+    const resized = page.waitForResponse((r) => r.url().includes('/api/preferences/tasks.grid') && r.request().method() === 'PUT' && /"widths":\{"taskName":\d+/.test(r.request().postData() ?? ''));
+    await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(handle.x + 40, handle.y + handle.height / 2, { steps: 4 });
+    await page.mouse.move(handle.x + 60, handle.y + handle.height / 2, { steps: 4 });
+    await page.mouse.up();
+    await resized;
+    const wider = await width();
+    assert(wider >= startWidth + 50, `resized from ${startWidth} to ${wider}`);
     const order = () => page.locator('thead tr:first-child th[data-testid^="task-header-"]').evaluateAll((ths) => ths.map((th) => th.dataset.testid.replace('task-header-', '')));
     const before = await order();
     assert(before.indexOf('balance') < before.indexOf('taskName'), `balance before taskName: ${before}`);
@@ -235,6 +248,7 @@ async function main() {
     const after = await order();
     assert(JSON.stringify(after) === JSON.stringify(before), `after reload ${after} vs ${before}`);
     assert((await byTestId(page, 'task-header-remarks').count()) === 0, 'remarks still hidden');
+    assert(Math.abs((await width()) - wider) <= 2, `width after reload ${await width()} vs ${wider}`);
     assert((await byTestId(page, 'task-filter-taskName').inputValue()) === String(stamp), 'the filter kept too');
     assert((await byTestId(page, 'task-page-size').inputValue()) === '10', 'the page size kept too');
   });

@@ -57,6 +57,8 @@ interface Draft {
   assignedToId: number | null;
   isStatus: number;
   remarks: string;
+  /** Not shown (spec 03 section 2.2), but kept: a PUT replaces every field. */
+  priority: number | null;
   ticketIds: string;
   transactionIds: string;
 }
@@ -69,6 +71,7 @@ function draftOf(initial: TaskEditorInitial | undefined): Draft {
     assignedToId: initial?.assignedToId ?? null,
     isStatus: initial?.isStatus ?? 1,
     remarks: initial?.remarks ?? '',
+    priority: null,
     ticketIds: idsText(initial?.ticketIds),
     transactionIds: idsText(initial?.transactionIds),
   };
@@ -142,6 +145,7 @@ function TaskEditor({ mode, taskId, initial, onClose, onSaved }: Omit<TaskEditor
           assignedToId: task.assignedToId,
           isStatus: task.isStatus,
           remarks: task.remarks ?? '',
+          priority: task.priority,
           ticketIds: idsText(task.ticketIds),
           transactionIds: idsText(rel ? own : task.transactionIds),
         });
@@ -190,6 +194,7 @@ function TaskEditor({ mode, taskId, initial, onClose, onSaved }: Omit<TaskEditor
       assignedToId: draft.assignedToId,
       isStatus: draft.isStatus,
       remarks: draft.remarks,
+      priority: draft.priority,
       ticketIds: ticketIds ?? [],
       transactionIds: transactionIds ?? [],
     };

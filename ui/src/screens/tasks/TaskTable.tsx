@@ -11,7 +11,7 @@ import { Button } from 'primereact/button';
 import { ApiError } from '../../api/client';
 import { useCurrentUser } from '../../auth/useSession';
 import { useToast } from '../../shell/toast';
-import { formatDecimal, formatValue } from '../../engine/fields';
+import { formatDecimal, formatValue, normalizeNumber } from '../../engine/fields';
 import type { ColumnMeta } from '../../engine/types';
 import { exportTasks, tasksApi, type Relations, type Task } from './api';
 import {
@@ -95,13 +95,17 @@ export function TaskTable() {
     if (!prefs) return;
     const applied = JSON.stringify(prefs.filters);
     const typed = Object.fromEntries(Object.entries(filterInputs).filter(([, v]) => v.trim() !== ''));
+    // Amounts typed the reader's way ("1 234,50") go to the server with a decimal point.
+    for (const [key, value] of Object.entries(typed)) {
+      if (COLUMN_BY_KEY.get(key)?.kind === 'amount') typed[key] = normalizeNumber(value, locale) ?? value;
+    }
     if (JSON.stringify(typed) === applied) return;
     const timer = setTimeout(() => {
       update((p) => ({ ...p, filters: typed }));
       setPage(1);
     }, FILTER_DEBOUNCE_MS);
     return () => clearTimeout(timer);
-  }, [filterInputs, prefs, update]);
+  }, [filterInputs, prefs, update, locale]);
 
   // ---- the page ------------------------------------------------------------------------------
   const pageSize = prefs?.pageSize ?? 20;
