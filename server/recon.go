@@ -13,9 +13,6 @@ import (
 	"ledgerdesk/screens/recon"
 )
 
-// screenReconcile is the reconciliation dashboard's screen id.
-const screenReconcile = 13
-
 // reportViews are the engine views behind each level's report.
 var reportViews = map[string]string{
 	"ticket-transaction":     "VW_ReconTicketTransaction",
