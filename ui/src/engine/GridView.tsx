@@ -19,7 +19,7 @@ import { ApiError, GENERIC_ERROR } from '../api/client';
 import { useCurrentUser } from '../auth/useSession';
 import { useToast } from '../shell/toast';
 import { downloadExport, engineApi } from './api';
-import { fieldType, formatValue, parseInput, sameValue, type FormatContext } from './fields';
+import { fieldType, formatValue, parseInput, sameValue, separators, type FormatContext } from './fields';
 import { useGrid } from './useGrid';
 import { useViewMeta } from './useMeta';
 import { CellEditor, EDIT_TEXT, type EditedRow } from './grid/CellEditor';
@@ -243,7 +243,8 @@ function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, a
       if (!before || !meta || !typed) return;
       const parsed = parseInput(typed.text, meta, locale);
       if (!parsed.ok) {
-        toast.error(t(`grid.invalid.${parsed.error}`, { column: label(meta), max: meta.maxLength ?? '' }));
+        const sep = separators(locale);
+        toast.error(t(`grid.invalid.${parsed.error}`, { column: label(meta), max: meta.maxLength ?? '', scale: meta.scale ?? '', group: sep.group.trim() || ' ', decimal: sep.decimal }));
         return;
       }
       if (sameValue(meta, before[meta.field], parsed.value)) return; // nothing changed: no call
