@@ -248,18 +248,21 @@ function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, a
         return;
       }
       if (sameValue(meta, before[meta.field], parsed.value)) return; // nothing changed: no call
-      grid.replaceRow(index, { ...before, [meta.field]: parsed.value });
+      // The answer is applied by key, and only while this page is still the one shown.
+      const key = before[view.key];
+      const page = grid.shownPage();
+      grid.replaceRow(key, { ...before, [meta.field]: parsed.value }, page);
       const body = {
         ViewName: view.name,
-        Key: before[view.key],
+        Key: key,
         Values: { [meta.field]: parsed.value },
         ...(view.version ? { Version: before[view.version] } : {}),
       };
       engineApi
         .saveRow(body)
-        .then((saved) => grid.replaceRow(index, saved && typeof saved === 'object' ? { ...before, ...saved } : before))
+        .then((saved) => grid.replaceRow(key, saved && typeof saved === 'object' ? { ...before, ...saved } : before, page))
         .catch((err: unknown) => {
-          grid.replaceRow(index, before);
+          grid.replaceRow(key, before, page);
           toast.error(err instanceof Error ? err.message : t('errors.generic'));
           // Someone else changed the row: show what is stored now.
           if (err instanceof ApiError && err.status === 409) grid.refresh();
