@@ -14,6 +14,7 @@ type catalogColumn struct {
 	dataType string
 	nullable bool
 	hasDef   bool
+	scale    *int // numeric scale, when the column has one
 }
 
 type relation struct {
@@ -25,7 +26,7 @@ type relation struct {
 func loadCatalogue(ctx context.Context, pool *pgxpool.Pool) (map[string]*relation, error) {
 	rows, err := pool.Query(ctx, `
 		select c.table_name, t.table_type = 'BASE TABLE', c.column_name, c.data_type, c.is_nullable = 'YES',
-		       c.column_default is not null or c.is_identity = 'YES' or c.is_generated = 'ALWAYS'
+		       c.column_default is not null or c.is_identity = 'YES' or c.is_generated = 'ALWAYS', c.numeric_scale::int
 		from information_schema.columns c
 		join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
 		where c.table_schema = current_schema()`)
@@ -37,7 +38,8 @@ func loadCatalogue(ctx context.Context, pool *pgxpool.Pool) (map[string]*relatio
 	for rows.Next() {
 		var table, column, dataType string
 		var isTable, nullable, hasDef bool
-		if err := rows.Scan(&table, &isTable, &column, &dataType, &nullable, &hasDef); err != nil {
+		var scale *int
+		if err := rows.Scan(&table, &isTable, &column, &dataType, &nullable, &hasDef, &scale); err != nil {
 			return nil, err
 		}
 		r := rels[table]
@@ -45,7 +47,7 @@ func loadCatalogue(ctx context.Context, pool *pgxpool.Pool) (map[string]*relatio
 			r = &relation{isTable: isTable, columns: map[string]catalogColumn{}}
 			rels[table] = r
 		}
-		r.columns[column] = catalogColumn{dataType: dataType, nullable: nullable, hasDef: hasDef}
+		r.columns[column] = catalogColumn{dataType: dataType, nullable: nullable, hasDef: hasDef, scale: scale}
 	}
 	return rels, rows.Err()
 }
@@ -102,14 +104,30 @@ func Validate(ctx context.Context, pool *pgxpool.Pool, md *Metadata) error {
 				c.EnumInt = cc.dataType == "smallint" || cc.dataType == "integer"
 			}
 			if base != nil && (c.Editable || c.Field == v.Key || c.Field == v.Version) {
-				if _, ok := base.columns[c.Column]; !ok {
+				bc, ok := base.columns[c.Column]
+				if !ok {
 					add("views.yaml", name, "column %s: %q is not a column of the base table %s", c.Field, c.Column, v.Table)
+				}
+				// An edit with more decimals than the column holds is refused, not rounded.
+				if ok && c.Editable && c.Type == "decimal" && bc.scale != nil {
+					c.maxDecimals = *bc.scale
 				}
 			}
 		}
 		if v.Version != "" && base != nil {
 			if col := v.column(v.Version); col != nil && col.Type != "datetime" && col.Type != "int" {
 				add("views.yaml", name, "version %s must be a datetime or int column", v.Version)
+			}
+		}
+		if v.AfterEdit != "" {
+			var found bool
+			err := pool.QueryRow(ctx, `select exists (select 1 from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+				where n.nspname = current_schema() and p.proname = $1 and p.pronargs = 2)`, v.AfterEdit).Scan(&found)
+			if err != nil {
+				return fmt.Errorf("read the database functions: %w", err)
+			}
+			if !found {
+				add("views.yaml", name, "afterEdit: %q is not a function of two arguments (key, columns) in the database", v.AfterEdit)
 			}
 		}
 		for col := range v.EditSets {

@@ -532,6 +532,7 @@ views:
     table: vw_user_list
     key: Id
     screen: 10
+    afterEdit: no_such_function
     columns:
       - {field: Id, column: id, type: int}
       - {field: Name, column: no_such_column, type: text}
@@ -552,7 +553,7 @@ views:
 		t.Fatal("accepted")
 	}
 	for _, want := range []string{`VW_X: table "vw_user_list" is not a base table`, `VW_X: column Name: "no_such_column" is not a column of country`,
-		`VW_X: column Code: type int does not fit the database type text`, `VW_Y: source "no_such_table" is not a table or view`} {
+		`VW_X: column Code: type int does not fit the database type text`, `VW_X: afterEdit: "no_such_function" is not a function`, `VW_Y: source "no_such_table" is not a table or view`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}

@@ -597,38 +597,18 @@ func (c *chanSource) Next() bool {
 func (c *chanSource) Values() ([]any, error) { return c.cur, nil }
 func (c *chanSource) Err() error             { return nil }
 
-// ProcessBank enriches bank bookings into the processed bank-final record:
-// in/out by sign; actor, recon mapping, provider and the distribution flags
-// from the first transaction provider (by priority) whose recon mapping
-// occurs in the booking text; the USD rate of the booking currency on the
-// booked date, else the latest earlier one, and the amounts in USD. Manual
-// overrides stay: a row edited by hand keeps its exchange rate and USD
-// amount, and the manual provider, creditor and comments are never touched.
-// importID limits it to one file; nil processes every booking (reprocess).
+// ProcessBank enriches bank bookings into the processed bank-final record
+// (the database function bank_booking_process, migration 00010, which the
+// inline edit's recomputation shares): in/out by sign; actor, recon mapping,
+// provider and the distribution flags from the first transaction provider (by
+// priority) whose recon mapping occurs literally in the booking text; the USD
+// rate of the booking currency on the booked date, else the latest earlier one,
+// and the amounts in USD. Manual overrides stay, each on its own: a rate or a
+// USD amount set by hand is kept, and the manual provider, creditor and
+// comments are never touched. importID limits it to one file; nil processes
+// every booking (reprocess).
 func ProcessBank(ctx context.Context, tx pgx.Tx, importID *int64) error {
-	_, err := tx.Exec(ctx, `
-		update bank_booking b set
-			in_or_out = case when b.amount_local >= 0 then 'IN' else 'OUT' end,
-			actor = p.trans, recon_mapping = p.recon_mapping, provider = p.providers,
-			dist_rvn_settle = p.distr_rvn_settle, distr_driver = p.distr_driver, affects_balance = p.affects_balance,
-			reconcile_local_currency = b.currency,
-			reco_amount_in_local_currency = b.amount_local,
-			exchange_rate = case when b.is_modified and b.exchange_rate is not null then b.exchange_rate else r.usd end,
-			amount_usd = case when b.is_modified and b.amount_usd is not null then b.amount_usd else round(b.amount_local * r.usd, 2) end,
-			in_usd = case when b.amount_local >= 0 then coalesce(case when b.is_modified then b.amount_usd end, round(b.amount_local * r.usd, 2)) end,
-			out_usd = case when b.amount_local < 0 then coalesce(case when b.is_modified then b.amount_usd end, round(b.amount_local * r.usd, 2)) end,
-			status = 'Processed'
-		from bank_booking src
-		left join lateral (
-			select tp.trans, tp.recon_mapping, tp.providers, tp.distr_rvn_settle, tp.distr_driver, tp.affects_balance
-			from transaction_provider tp
-			where tp.recon_mapping is not null and tp.recon_mapping <> '' and src.text ilike '%' || tp.recon_mapping || '%'
-			order by tp.priority nulls last, tp.id limit 1) p on true
-		left join lateral (
-			select cer.usd from currency_exchange_rate cer
-			where cer.code = src.currency and cer.exchange_rate_on <= src.booked_date
-			order by cer.exchange_rate_on desc limit 1) r on true
-		where b.id = src.id and ($1::bigint is null or src.import_file_id = $1)`, importID)
+	_, err := tx.Exec(ctx, `select bank_booking_process($1, null)`, importID)
 	return err
 }
 

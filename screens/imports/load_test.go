@@ -279,7 +279,7 @@ func TestBankProcessing(t *testing.T) {
 	}
 
 	// A manual rate survives reprocessing; the rest is recomputed.
-	exec(`update bank_booking set exchange_rate = 0.2, amount_usd = 5000, is_modified = true, comments = 'checked' where text ilike 'NUVEI%'`)
+	exec(`update bank_booking set exchange_rate = 0.2, amount_usd = 5000, exchange_rate_manual = true, amount_usd_manual = true, comments = 'checked' where text ilike 'NUVEI%'`)
 	exec(`update currency_exchange_rate set usd = 0.0990 where exchange_rate_on = '2026-10-30'`)
 	err := pgx.BeginFunc(context.Background(), l.pool, func(tx pgx.Tx) error { return ProcessBank(context.Background(), tx, nil) })
 	if err != nil {
