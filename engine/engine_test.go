@@ -448,7 +448,9 @@ func TestFormSchema(t *testing.T) {
 	b, _ := json.Marshal(m)
 	s := string(b)
 	for _, want := range []string{`"required":["providerName","transactionType","providerActor"]`, `"saveWhenValid":true`, `"default":0`, `"ui:widget":"lookup"`, `"lookup":"/ConfigSettings/GetDistinctIncomingTransactions"`,
-		`"const":2`, `"title":"config.transactionTypes.settlement"`, `"maximum":365`, `"width":500`} {
+		`"const":2`, `"title":"config.transactionTypes.settlement"`, `"maximum":365`, `"width":500`,
+		// Decimals are exact strings end to end, never JSON numbers.
+		`"amountThreshold":{"format":"decimal","minimum":0,"title":"forms.configSetting.fields.amountThreshold","type":"string"}`, `"amountThreshold":{"ui:options":{"scale":2},"ui:widget":"decimal"}`} {
 		if !strings.Contains(s, want) {
 			t.Errorf("schema lacks %s: %s", want, s)
 		}

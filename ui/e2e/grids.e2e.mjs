@@ -288,7 +288,7 @@ async function main() {
       ]);
       assert(response.status() === 201, `POST answered ${response.status()}: ${await response.text()}`);
       const sent = JSON.parse(response.request().postData());
-      assert(sent.providerName === provider && sent.transactionType === 2, `sent ${JSON.stringify(sent)}`);
+      assert(sent.providerName === provider && sent.transactionType === 2 && sent.amountThreshold === '1.5', `sent ${JSON.stringify(sent)}`);
       const id = (await response.json()).data.Id;
       await dialog.waitFor({ state: 'detached' });
       const row = byTestId(page, 'grid-VW_ConfigSettings').locator('.rdg-row', { hasText: provider });

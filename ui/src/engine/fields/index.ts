@@ -221,6 +221,34 @@ export function parseNumber(text: string, locale: string): { ok: true; value: st
   return { ok: true, value: `${negative ? '-' : ''}${body}` };
 }
 
+/** A plain decimal string as the API sends and takes it ("-1234.50"). */
+export const PLAIN_DECIMAL = /^-?(\d+(\.\d*)?|\.\d+)$/;
+
+/** Compares two plain decimal strings exactly: -1, 0 or 1 (no float in between). */
+export function compareDecimal(a: string, b: string): number {
+  const split = (s: string) => {
+    const negative = s.startsWith('-');
+    const [whole = '', frac = ''] = s.replace(/^-/, '').split('.');
+    return { negative, whole: whole.replace(/^0+/, ''), frac: frac.replace(/0+$/, '') };
+  };
+  const x = split(a);
+  const y = split(b);
+  const zero = (p: { whole: string; frac: string }) => p.whole === '' && p.frac === '';
+  const xs = zero(x) ? 0 : x.negative ? -1 : 1;
+  const ys = zero(y) ? 0 : y.negative ? -1 : 1;
+  if (xs !== ys) return xs < ys ? -1 : 1;
+  if (xs === 0) return 0;
+  let magnitude = 0;
+  if (x.whole.length !== y.whole.length) magnitude = x.whole.length < y.whole.length ? -1 : 1;
+  else {
+    const width = Math.max(x.frac.length, y.frac.length);
+    const dx = x.whole + x.frac.padEnd(width, '0');
+    const dy = y.whole + y.frac.padEnd(width, '0');
+    magnitude = dx === dy ? 0 : dx < dy ? -1 : 1;
+  }
+  return xs * magnitude;
+}
+
 /** parseNumber's value, or null when the text is not a number. */
 export function normalizeNumber(text: string, locale: string): string | null {
   const parsed = parseNumber(text, locale);
