@@ -23,6 +23,18 @@ beforeAll(async () => {
 
 beforeEach(() => clearMetaCache());
 
+/** The add-rate dialog with its one decimal field, saving into a mock. */
+async function openRateDialog() {
+  const api = mockApi({ 'GET /api/meta/forms/exchangeRate': ok(rateForm), 'POST /api/CurrencyExchangeRate': created({ ExchangeId: 1 }) });
+  render(
+    <ToastProvider>
+      <FormDialog formName="exchangeRate" visible onClose={vi.fn()} onSaved={vi.fn()} />
+    </ToastProvider>,
+  );
+  const usd = (await screen.findByLabelText(/USD/)) as HTMLInputElement;
+  return { api, usd };
+}
+
 describe('FormDialog decimals', () => {
   afterEach(() => void i18n.changeLanguage('en'));
 
@@ -33,13 +45,7 @@ describe('FormDialog decimals', () => {
     ['en', '0.30000000000000004', '0.30000000000000004'],
   ])('%s: %j is sent as the exact string %j, never a float', async (language, typed, sent) => {
     await i18n.changeLanguage(language);
-    const api = mockApi({ 'GET /api/meta/forms/exchangeRate': ok(rateForm), 'POST /api/CurrencyExchangeRate': created({ ExchangeId: 1 }) });
-    render(
-      <ToastProvider>
-        <FormDialog formName="exchangeRate" visible onClose={vi.fn()} onSaved={vi.fn()} />
-      </ToastProvider>,
-    );
-    const usd = (await screen.findByLabelText(/USD/)) as HTMLInputElement;
+    const { api, usd } = await openRateDialog();
     fireEvent.change(usd, { target: { value: typed } });
     fireEvent.click(screen.getByTestId('form-save'));
     await waitFor(() => expect(api.callsTo('POST', '/api/CurrencyExchangeRate')).toHaveLength(1));
@@ -48,13 +54,7 @@ describe('FormDialog decimals', () => {
 
   it('refuses "12.50" in Portuguese instead of sending 1250', async () => {
     await i18n.changeLanguage('pt');
-    const api = mockApi({ 'GET /api/meta/forms/exchangeRate': ok(rateForm), 'POST /api/CurrencyExchangeRate': created({ ExchangeId: 1 }) });
-    render(
-      <ToastProvider>
-        <FormDialog formName="exchangeRate" visible onClose={vi.fn()} onSaved={vi.fn()} />
-      </ToastProvider>,
-    );
-    const usd = (await screen.findByLabelText(/USD/)) as HTMLInputElement;
+    const { api, usd } = await openRateDialog();
     fireEvent.change(usd, { target: { value: '12.50' } });
     fireEvent.click(screen.getByTestId('form-save'));
     await waitFor(() => expect(document.body.textContent).toContain('Informe um número válido'));
