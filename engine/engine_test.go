@@ -480,7 +480,7 @@ func TestExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := [][]string{
-		{"Bokföringsdag", "Belopp", "Text", "CreatedOn"},
+		{"Bokföringsdag", "Belopp", "Text", "CreatedOn (UTC)"},
 		{"03/11/2026", "-75.25", "fee", "04/11/2026 10:00:00"},
 		{"02/11/2026", "1200.50", `'=HYPERLINK("http://evil")`, "03/11/2026 10:00:00"},
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 
 	"github.com/gofiber/fiber/v3"
 
@@ -128,6 +129,9 @@ func (h *gridHandlers) export(c fiber.Ctx) error {
 	c.Set(fiber.HeaderContentType, x.ContentType)
 	c.Set(fiber.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s"`, x.FileName))
 	c.Set(fiber.HeaderCacheControl, "no-store")
+	if x.CutAt > 0 {
+		c.Set("X-Export-Cut-At", strconv.Itoa(x.CutAt)) // the client says the file holds only these rows
+	}
 	return c.SendStreamWriter(func(w *bufio.Writer) {
 		if err := x.WriteTo(ctx, w); err != nil {
 			h.log.Error("export failed while streaming", "file", x.FileName, "err", err)

@@ -304,10 +304,17 @@ function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, a
 
   const exportAs = async (format: ExportFormat) => {
     try {
-      await downloadExport(
-        { ...grid.baseRequest(), Format: format, Columns: visible.map((c) => ({ field: c.field, header: label(c) })) },
+      const { cutAt } = await downloadExport(
+        {
+          ...grid.baseRequest(),
+          Format: format,
+          Columns: visible.map((c) => ({ field: c.field, header: label(c) })),
+          // Datetimes in the file as the grid shows them: in this browser's zone.
+          TimeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+        },
         `${view.export ?? view.name}.${format}`,
       );
+      if (cutAt !== null) toast.info(t('money.exportCut', { rows: new Intl.NumberFormat(locale).format(cutAt) }));
     } catch (err) {
       toast.error(err instanceof Error ? err.message : t('errors.generic'), t('grid.exportFailed'));
     }
