@@ -87,7 +87,16 @@ end
 $fn$;
 -- +goose StatementEnd
 
+-- An import cut off by a crash is 'running' until the job queue rescues it;
+-- neither it nor a failed one may refuse a re-upload of the same content, so
+-- the one-import-per-content rule moves from a unique index to the upload's
+-- check (queued or succeeded imports only, under an advisory lock per content).
+drop index import_file_once;
+create index import_file_content on import_file (kind, sha256);
+
 -- +goose Down
+drop index import_file_content;
+create unique index import_file_once on import_file (kind, sha256) where status <> 'failed';
 drop function bank_booking_recompute(bigint, text[]);
 drop function bank_booking_process(bigint, bigint);
 alter table bank_booking drop column exchange_rate_manual, drop column amount_usd_manual;

@@ -227,6 +227,8 @@ func startQueue(ctx context.Context, pool *pgxpool.Pool, importer *imports.Servi
 		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 2}, rates.Queue: {MaxWorkers: 1}},
 		Workers: workers,
 		Logger:  log.With("component", "jobs"),
+		// A job whose worker died (a crash mid-import) runs again after minutes.
+		RescueStuckJobsAfter: imports.RescueStuckJobsAfter,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("job queue: %w", err)

@@ -200,17 +200,16 @@ func (s *Service) submit(ctx context.Context, u Upload, enqueue bool) (*File, er
 
 	var id int64
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// One upload of the same content at a time decides whether it is a duplicate.
+		if _, err := tx.Exec(ctx, `select pg_advisory_xact_lock(hashtextextended($1, 0))`, "import_file:"+string(u.Kind)+":"+hash); err != nil {
+			return err
+		}
 		if dup := duplicateOf(ctx, tx, u.Kind, hash); dup != nil {
 			return dup
 		}
 		err := tx.QueryRow(ctx, `insert into import_file (kind, file_name, format, descriptor, sha256, size_bytes, content, created_by, created_on)
 			values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning id`,
 			u.Kind, name, format, d.Name, hash, len(u.Content), u.Content, actor, s.now()).Scan(&id)
-		if engine.ErrorCode(err) == engine.CodeConflict { // a concurrent upload of the same content won
-			if dup := duplicateOf(ctx, tx, u.Kind, hash); dup != nil {
-				return dup
-			}
-		}
 		if err != nil {
 			return err
 		}
@@ -231,11 +230,14 @@ func (s *Service) submit(ctx context.Context, u Upload, enqueue bool) (*File, er
 	return s.Get(ctx, id)
 }
 
+// duplicateOf refuses content already imported, or queued to be. A running
+// import is not a duplicate (it may have been cut off by a crash and be
+// waiting for the queue's rescue), nor a failed one.
 func duplicateOf(ctx context.Context, tx pgx.Tx, kind Kind, hash string) error {
 	var id int64
 	var when time.Time
 	var name string
-	err := tx.QueryRow(ctx, `select id, created_on, file_name from import_file where kind = $1 and sha256 = $2 and status <> 'failed' order by id limit 1`,
+	err := tx.QueryRow(ctx, `select id, created_on, file_name from import_file where kind = $1 and sha256 = $2 and status in ('queued', 'succeeded') order by id limit 1`,
 		kind, hash).Scan(&id, &when, &name)
 	if err != nil {
 		return nil
@@ -659,8 +661,18 @@ func (s *Service) giveUp(ctx context.Context, id int64, tries int, cause error) 
 		engine.Unavailable("%s could not be loaded after %d tries: %s. Nothing was loaded; upload it again.", name, tries, engine.MessageOf(cause)))
 }
 
-// Timeout: a million-row file takes a while.
-func (w *ImportWorker) Timeout(*river.Job[ImportArgs]) time.Duration { return 30 * time.Minute }
+// RescueStuckJobsAfter is when the job queue takes a job whose worker went
+// away (a crash, a kill) as stuck and runs it again: minutes, not river's
+// default hour, so an import cut off by a crash finishes soon after.
+const RescueStuckJobsAfter = 10 * time.Minute
+
+// ImportTimeout bounds one try of an import (a million-row file takes
+// seconds); below RescueStuckJobsAfter, so a slow import is never rescued,
+// and run twice, while it is still working.
+const ImportTimeout = 8 * time.Minute
+
+// Timeout of one try.
+func (w *ImportWorker) Timeout(*river.Job[ImportArgs]) time.Duration { return ImportTimeout }
 
 // ReprocessArgs is the job that processes every bank booking again.
 type ReprocessArgs struct{}
