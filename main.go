@@ -154,11 +154,11 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 			if err != nil {
 				return err
 			}
-			return bench.Grid(ctx, db.URL, bench.GridOptions{Rows: orInt(*rows, 2_000_000), Iterations: *iterations, Clients: *clients}, stdout, md)
+			return bench.Grid(ctx, db.URL, cfg, bench.GridOptions{Rows: orInt(*rows, 2_000_000), Iterations: *iterations, Clients: *clients}, stdout, md)
 		case "export":
-			return bench.Export(ctx, db.URL, orInt(*rows, 100_000), stdout)
+			return bench.Export(ctx, db.URL, cfg, orInt(*rows, 100_000), stdout)
 		case "import":
-			return bench.Import(ctx, db.URL, orInt(*rows, 1_000_000), stdout)
+			return bench.Import(ctx, db.URL, cfg, orInt(*rows, 1_000_000), stdout)
 		}
 		return fmt.Errorf("bench: unknown benchmark %q (grid, export or import)", benchWhat)
 	default:

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -47,13 +48,11 @@ func OpenDatabase(ctx context.Context, cfg Config, log *slog.Logger) (*Database,
 		}
 		db.cluster, db.URL = c, c.URL()
 	}
-	pcfg, err := pgxpool.ParseConfig(db.URL)
+	pcfg, err := PoolConfig(db.URL, cfg)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("DATABASE_URL: %s", shortCause(err))
 	}
-	pcfg.ConnConfig.RuntimeParams["application_name"] = "ledgerdesk"
-	pcfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	db.Pool, err = pgxpool.NewWithConfig(ctx, pcfg)
 	if err == nil {
 		pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
@@ -68,6 +67,20 @@ func OpenDatabase(ctx context.Context, cfg Config, log *slog.Logger) (*Database,
 		return nil, fmt.Errorf("cannot connect to DATABASE_URL %s: %s", MaskURL(cfg.DatabaseURL), shortCause(err))
 	}
 	return db, nil
+}
+
+// PoolConfig is the connection-pool setup of the server, for the server and
+// for the benchmarks that measure it: DB_MAX_CONNS connections, a connect
+// timeout, the application name in pg_stat_activity.
+func PoolConfig(url string, cfg Config) (*pgxpool.Config, error) {
+	pcfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	pcfg.ConnConfig.RuntimeParams["application_name"] = "ledgerdesk"
+	pcfg.ConnConfig.ConnectTimeout = 10 * time.Second
+	pcfg.MaxConns = int32(cmp.Or(cfg.DBMaxConns, DefaultDBMaxConns))
+	return pcfg, nil
 }
 
 // Close closes the pool and stops the embedded cluster if this process started it.
@@ -245,7 +258,11 @@ func openReadPool(ctx context.Context, cfg Config) (*pgxpool.Pool, error) {
 	if cfg.ReadDatabaseURL == "" {
 		return nil, nil
 	}
-	pool, err := pgxpool.New(ctx, cfg.ReadDatabaseURL)
+	pcfg, err := PoolConfig(cfg.ReadDatabaseURL, cfg)
+	var pool *pgxpool.Pool
+	if err == nil {
+		pool, err = pgxpool.NewWithConfig(ctx, pcfg)
+	}
 	if err == nil {
 		pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		err = pool.Ping(pctx)
