@@ -282,7 +282,9 @@ func TestInjection(t *testing.T) {
 		}
 	}
 	var n int
-	f.pool.QueryRow(context.Background(), "select count(*) from country").Scan(&n)
+	if err := f.pool.QueryRow(context.Background(), "select count(*) from country").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
 	if n != 3 {
 		t.Fatalf("country has %d rows after the payloads", n)
 	}
@@ -314,12 +316,16 @@ func TestInlineEdit(t *testing.T) {
 		t.Fatalf("stale edit: %v", err)
 	}
 	var comments string
-	f.pool.QueryRow(context.Background(), "select comments from bank_booking").Scan(&comments)
+	if err := f.pool.QueryRow(context.Background(), "select comments from bank_booking").Scan(&comments); err != nil {
+		t.Fatal(err)
+	}
 	if comments != "checked" {
 		t.Errorf("a stale edit overwrote: %q", comments)
 	}
 	var before, after string
-	f.pool.QueryRow(context.Background(), `select before::text, after::text from audit_log where action = 'grid.edit' and entity = 'VW_BankFinal'`).Scan(&before, &after)
+	if err := f.pool.QueryRow(context.Background(), `select before::text, after::text from audit_log where action = 'grid.edit' and entity = 'VW_BankFinal'`).Scan(&before, &after); err != nil {
+		t.Fatal(err)
+	}
 	if !strings.Contains(before, `"Comments": null`) || !strings.Contains(after, `"checked"`) {
 		t.Errorf("audit before %s after %s", before, after)
 	}
@@ -435,7 +441,9 @@ func TestFormCRUD(t *testing.T) {
 		t.Errorf("lookup %v %v", providers, err)
 	}
 	var audits int
-	f.pool.QueryRow(context.Background(), `select count(*) from audit_log where action like 'record.%' and actor = 'tester'`).Scan(&audits)
+	if err := f.pool.QueryRow(context.Background(), `select count(*) from audit_log where action like 'record.%' and actor = 'tester'`).Scan(&audits); err != nil {
+		t.Fatal(err)
+	}
 	if audits < 6 {
 		t.Errorf("record audit rows: %d", audits)
 	}
