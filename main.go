@@ -219,7 +219,8 @@ func outbox(ctx context.Context, cfg server.Config, log *slog.Logger, n int, std
 		return err
 	}
 	defer db.Close()
-	rows, err := db.Pool.Query(ctx, `select id, created_on, channel, recipient, subject, body from mail_outbox order by id desc limit $1`, n)
+	rows, err := db.Pool.Query(ctx, `select id, created_on, channel, recipient, subject, body, state, attempts, coalesce(last_error, '')
+		from mail_outbox order by id desc limit $1`, n)
 	if err != nil {
 		return fmt.Errorf("outbox: %w", err)
 	}
@@ -228,11 +229,20 @@ func outbox(ctx context.Context, cfg server.Config, log *slog.Logger, n int, std
 	for rows.Next() {
 		var id int64
 		var at time.Time
-		var channel, to, subject, body string
-		if err := rows.Scan(&id, &at, &channel, &to, &subject, &body); err != nil {
+		var channel, to, subject, body, state, lastError string
+		var attempts int
+		if err := rows.Scan(&id, &at, &channel, &to, &subject, &body, &state, &attempts, &lastError); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "#%d  %s  %s to %s\n%s\n\n%s\n", id, at.Format(time.RFC3339), channel, to, subject, body)
+		// Where the message stands: queued (waiting or retrying), sent, kept (no delivery configured), failed.
+		status := state
+		if attempts > 1 || lastError != "" {
+			status = fmt.Sprintf("%s after %d tries", state, attempts)
+		}
+		if lastError != "" {
+			status += ", last error: " + lastError
+		}
+		fmt.Fprintf(stdout, "#%d  %s  %s to %s  [%s]\n%s\n\n%s\n", id, at.Format(time.RFC3339), channel, to, status, subject, body)
 		shown++
 	}
 	if shown == 0 {

@@ -94,7 +94,19 @@ $fn$;
 drop index import_file_once;
 create index import_file_content on import_file (kind, sha256);
 
+-- Mail goes out as jobs of the queue with retries (a restart or a mail
+-- server that is down loses nothing); the outbox row says where each message
+-- stands: queued (waiting or retrying), sent (by SMTP; the body, which holds a
+-- code, is then not kept), kept (no delivery configured: read it with
+-- `ledgerdesk outbox`), failed (after the last try).
+alter table mail_outbox
+    add column state        text not null default 'kept' check (state in ('queued', 'sent', 'kept', 'failed')),
+    add column attempts     integer not null default 0,
+    add column last_error   text,
+    add column delivered_on timestamptz;
+
 -- +goose Down
+alter table mail_outbox drop column state, drop column attempts, drop column last_error, drop column delivered_on;
 drop index import_file_content;
 create unique index import_file_once on import_file (kind, sha256) where status <> 'failed';
 drop function bank_booking_recompute(bigint, text[]);

@@ -172,7 +172,7 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 	}
 	importer := imports.NewService(db.Pool, layouts, cfg.UploadMaxBytes, log)
 	syncer := &rates.Syncer{Pool: db.Pool, URL: cfg.RatesURL, Log: log}
-	queue, err := startQueue(ctx, db.Pool, importer, syncer, log)
+	queue, err := startQueue(ctx, db.Pool, importer, syncer, sender, log)
 	if err != nil {
 		return err
 	}
@@ -184,6 +184,7 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 		}
 	}()
 	importer.SetQueue(queue)
+	sender.SetQueue(queue)
 
 	app := New(Deps{Config: cfg, Pool: db.Pool, Log: log, UI: opt.UI, Version: opt.Version, Identity: ident, Engine: eng,
 		Rates: &rates.Runner{Queue: queue, Wait: RateSyncWait}, Imports: importer})
@@ -230,8 +231,9 @@ const RateSyncWait = 30 * time.Second
 // startQueue starts the job queue (riverqueue/river on PostgreSQL) with the
 // product's workers: every instance takes jobs, so long work neither blocks
 // a request nor dies with it.
-func startQueue(ctx context.Context, pool *pgxpool.Pool, importer *imports.Service, syncer *rates.Syncer, log *slog.Logger) (*river.Client[pgx.Tx], error) {
+func startQueue(ctx context.Context, pool *pgxpool.Pool, importer *imports.Service, syncer *rates.Syncer, sender *mail.Sender, log *slog.Logger) (*river.Client[pgx.Tx], error) {
 	workers := river.NewWorkers()
+	river.AddWorker(workers, &mail.DeliverWorker{Sender: sender})
 	river.AddWorker(workers, &imports.ImportWorker{Service: importer})
 	river.AddWorker(workers, &imports.ReprocessWorker{Pool: pool, Log: log})
 	river.AddWorker(workers, &rates.SyncWorker{Syncer: syncer})
