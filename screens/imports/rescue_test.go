@@ -2,15 +2,13 @@ package imports
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/internal/pgtest"
 )
 
 // An import cut off by a crash: its job stays "running" with no worker and
@@ -53,23 +51,9 @@ func TestImportCutOffByACrash(t *testing.T) {
 	// The queue as the server runs it: the stuck job is rescued and the import finishes.
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &ImportWorker{Service: l.s})
-	queue, err := river.NewClient(riverpgxv5.New(l.pool), &river.Config{
-		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 1}},
-		Workers:              workers,
-		RescueStuckJobsAfter: RescueStuckJobsAfter,
-		Logger:               slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
+	if err := pgtest.NewQueue(t, l.pool, workers, RescueStuckJobsAfter).Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := queue.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = queue.Stop(ctx)
-	})
 	deadline := time.Now().Add(90 * time.Second)
 	for l.count(t, `select count(*) from import_file where id = $1 and status = 'succeeded' and extraction_log_id is not null`, cut.ImportID) != 1 {
 		if time.Now().After(deadline) {

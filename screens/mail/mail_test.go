@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 
 	"ledgerdesk/internal/pgtest"
@@ -41,11 +40,7 @@ func TestMailIsAJobWithRetries(t *testing.T) {
 	s := &Sender{Email: server, Mobile: &Outbox{Pool: pool, Log: log}, Log: log, Pool: pool}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &DeliverWorker{Sender: s})
-	queue, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
-		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 1}}, Workers: workers, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
+	queue := pgtest.NewQueue(t, pool, workers, 0)
 	s.SetQueue(queue)
 	s.Send(Message{Channel: Email, To: "ann@example.com", Subject: "Your code", Body: "code 123456"})
 	s.Send(Message{Channel: Mobile, To: "+46 70 123 45 67", Subject: "Your code", Body: "code 654321"})
@@ -66,11 +61,6 @@ func TestMailIsAJobWithRetries(t *testing.T) {
 	if err := queue.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = queue.Stop(ctx)
-	})
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		st, attempts, body := state("ann@example.com")
 		if st == "sent" {
