@@ -201,6 +201,10 @@ func check(ctx context.Context, cfg server.Config, log *slog.Logger, meta fs.FS,
 		return err
 	}
 	fmt.Fprintln(stdout, "metadata matches the database: ok")
+	if err := server.CheckRouteScreens(ctx, db.Pool, log); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "screen ids of the API routes: ok")
 	warnings, err := engine.IndexWarnings(ctx, db.Pool, md)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -74,8 +75,26 @@ func Validate(ctx context.Context, pool *pgxpool.Pool, md *Metadata) error {
 		return false
 	}
 
+	// Every screen id names a row of web_screen (the ids roles are granted).
+	known, err := ScreenIDs(ctx, pool)
+	if err != nil {
+		return err
+	}
+	unknownScreen := func(file, name string, id int) {
+		if !known[id] {
+			add(file, name, "screen %d is not a screen of the web_screen table (ids %s)", id, idList(known))
+		}
+	}
+	for _, route := range sortedKeys(md.Screens) {
+		unknownScreen("views.yaml", "screens."+route, md.Screens[route].Screen)
+	}
+	for _, name := range sortedKeys(md.Forms) {
+		unknownScreen("forms/"+name+".yaml", name, md.Forms[name].Screen)
+	}
+
 	for _, name := range sortedKeys(md.Views) {
 		v := md.Views[name]
+		unknownScreen("views.yaml", name, v.Screen)
 		src := rels[v.Source]
 		if src == nil {
 			add("views.yaml", name, "source %q is not a table or view in the database", v.Source)
@@ -186,6 +205,33 @@ func Validate(ctx context.Context, pool *pgxpool.Pool, md *Metadata) error {
 		return &Error{Code: CodeInvalid, Message: "metadata does not match the database:\n  " + strings.Join(problems, "\n  ")}
 	}
 	return nil
+}
+
+// ScreenIDs are the screen ids of the web_screen table: what roles grant and
+// what every `screen:` of the metadata and every route's check must name.
+func ScreenIDs(ctx context.Context, pool *pgxpool.Pool) (map[int]bool, error) {
+	rows, err := pool.Query(ctx, `select id from web_screen`)
+	if err != nil {
+		return nil, fmt.Errorf("read the screens: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil {
+		return nil, fmt.Errorf("read the screens: %w", err)
+	}
+	known := make(map[int]bool, len(ids))
+	for _, id := range ids {
+		known[id] = true
+	}
+	return known, nil
+}
+
+func idList(known map[int]bool) string {
+	ids := make([]int, 0, len(known))
+	for id := range known {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	return strings.Trim(fmt.Sprint(ids), "[]")
 }
 
 func sortedKeys[T any](m map[string]T) []string {

@@ -134,3 +134,23 @@ func TestPoolSizeFromConfig(t *testing.T) {
 		t.Errorf("pool of %d connections, want DB_MAX_CONNS 7", got)
 	}
 }
+
+// Every screen id an API route checks is a screen of web_screen; an unknown
+// one stops the start (and `ledgerdesk check`).
+func TestRouteScreenIDsExist(t *testing.T) {
+	pool := pgtest.New(t)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if err := CheckRouteScreens(context.Background(), pool, log); err != nil {
+		t.Fatal(err)
+	}
+	count := 0
+	routeScreens.Range(func(any, any) bool { count++; return true })
+	if count < 3 {
+		t.Fatalf("only %d screen ids registered by the routes", count)
+	}
+	screen(99)
+	defer routeScreens.Delete(99)
+	if err := CheckRouteScreens(context.Background(), pool, log); err == nil || !strings.Contains(err.Error(), "[99]") {
+		t.Errorf("a route checking screen 99: %v", err)
+	}
+}

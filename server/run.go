@@ -188,6 +188,9 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 
 	app := New(Deps{Config: cfg, Pool: db.Pool, Log: log, UI: opt.UI, Version: opt.Version, Identity: ident, Engine: eng,
 		Rates: &rates.Runner{Queue: queue, Wait: RateSyncWait}, Imports: importer})
+	if err := CheckRouteScreens(ctx, db.Pool, log); err != nil {
+		return err
+	}
 
 	serveErr := make(chan error, 1)
 	go func() {
