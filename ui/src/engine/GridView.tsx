@@ -54,6 +54,8 @@ export interface GridViewProps {
    */
   linked?: Record<string, string>;
   onClearLinked?(): void;
+  /** The grid's accessible name (the translated tab or screen title); the view's name is internal. */
+  title?: string;
 }
 
 /** Default widths by type, widened for long header labels. */
@@ -89,7 +91,7 @@ function linkedConditions(view: ViewMeta, linked: Record<string, string> | undef
   return out;
 }
 
-function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, actions, height, linked, onClearLinked }: GridViewProps & { view: ViewMeta }) {
+function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, actions, height, linked, onClearLinked, title }: GridViewProps & { view: ViewMeta }) {
   const { t, i18n } = useTranslation();
   const toast = useToast();
   const navigate = useNavigate();
@@ -223,7 +225,7 @@ function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, a
           return <span title={text.length > 18 ? text : undefined}>{text}</span>;
         },
         renderEditCell: meta.editable
-          ? (p) => <CellEditor {...p} meta={meta} locale={locale} enumLabel={enumLabel} yes={t('common.yes')} no={t('common.no')} />
+          ? (p) => <CellEditor {...p} meta={meta} label={name} locale={locale} enumLabel={enumLabel} yes={t('common.yes')} no={t('common.no')} />
           : undefined,
         editorOptions: { commitOnOutsideClick: true },
       };
@@ -449,8 +451,9 @@ function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, a
         sortColumns={sortColumns}
         onSortColumnsChange={onSortColumnsChange}
         onRowsChange={onRowsChange}
-        aria-label={view.name}
-        aria-rowcount={grid.rows.length + 1}
+        aria-label={title ?? t('money.gridLabel')}
+        // Every row of the view (the header row included), not only this page's.
+        aria-rowcount={grid.totalCount + 1}
         renderers={{
           noRowsFallback: (
             <div className="grid-empty" data-testid="grid-empty">

@@ -131,8 +131,9 @@ export interface RjsfFormProps {
 }
 
 export default function RjsfForm({ id, form, disabled, fieldError, onFieldEdited, onSubmit, onInvalid, onValidity }: RjsfFormProps) {
-  const { t, i18n } = useTranslation();
-  const schema = useMemo(() => translateSchema(form.schema, t) as RJSFSchema, [form.schema, t, i18n.language]);
+  const { t } = useTranslation();
+  // t changes with the language, so a language switch translates the schema again.
+  const schema = useMemo(() => translateSchema(form.schema, t) as RJSFSchema, [form.schema, t]);
   const uiSchema = useMemo(() => dialogUiSchema(form), [form]);
   const validator = useMemo(() => new FormValidator<Row>((data) => data && applyTransforms(data, form.uiSchema)), [form.uiSchema]);
   const [formData, setFormData] = useState<Row>({});
