@@ -1,6 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { screen, waitFor } from '@testing-library/react';
+import { clearMetaCache } from '../engine/api';
+import { fail, mockApi, ok } from '../test/apiMock';
 import { locationOf, renderAt, seedSession } from '../test/helpers';
+
+/** The roles list's metadata as the server answers it: its screen id is the metadata's. */
+const rolesScreen = (screenId: number) => ok({ route: 'roleslist', screen: screenId, title: 'screens.rolesList.title', tabs: [] });
+
+beforeEach(() => clearMetaCache());
 
 describe('route guards', () => {
   it('sends a visitor without a token to login with the return URL', async () => {
@@ -19,13 +26,22 @@ describe('route guards', () => {
 
   it('sends a user without the screen id to Access Denied with the return URL', async () => {
     seedSession({ screenIds: [1] });
+    mockApi({ 'GET /api/meta/screens/roleslist': fail(403, 'You do not have permission for this screen.') });
     const { router } = renderAt('/dashboard/roleslist');
     await waitFor(() => expect(locationOf(router)).toBe('/dashboard/unauthorized?returnUrl=%2Fdashboard%2Froleslist'));
     expect((await screen.findByTestId('screen-title')).textContent).toBe('Access Denied');
   });
 
+  it("takes a metadata screen's id from its metadata, not from the route table", async () => {
+    seedSession({ screenIds: [1, 5] });
+    mockApi({ 'GET /api/meta/screens/roleslist': rolesScreen(9) });
+    const { router } = renderAt('/dashboard/roleslist');
+    await waitFor(() => expect(locationOf(router)).toBe('/dashboard/unauthorized?returnUrl=%2Fdashboard%2Froleslist'));
+  });
+
   it('opens the screen when the screen id is granted', async () => {
     seedSession({ screenIds: [1, 5] });
+    mockApi({ 'GET /api/meta/screens/roleslist': rolesScreen(5) });
     const { router } = renderAt('/dashboard/roleslist');
     expect((await screen.findByTestId('screen-title')).textContent).toBe('Roles List');
     expect(locationOf(router)).toBe('/dashboard/roleslist');
