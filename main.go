@@ -155,17 +155,17 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 			if err != nil {
 				return err
 			}
-			return bench.Grid(ctx, db.URL, bench.GridOptions{Rows: orInt(*rows, 2_000_000), Iterations: *iterations, Clients: *clients}, stdout, md)
+			return bench.Grid(ctx, db.URL, cfg, bench.GridOptions{Rows: orInt(*rows, 2_000_000), Iterations: *iterations, Clients: *clients}, stdout, md)
 		case "export":
-			return bench.Export(ctx, db.URL, orInt(*rows, 100_000), stdout)
+			return bench.Export(ctx, db.URL, cfg, orInt(*rows, 100_000), stdout)
 		case "import":
-			return bench.Import(ctx, db.URL, orInt(*rows, 1_000_000), stdout)
+			return bench.Import(ctx, db.URL, cfg, orInt(*rows, 1_000_000), stdout)
 		case "reconcile":
 			md, err := engine.LoadMetadata(meta)
 			if err != nil {
 				return err
 			}
-			return bench.Reconcile(ctx, db.URL, bench.ReconcileOptions{Rows: orInt(*rows, 1_000_000), Iterations: *iterations, Clients: *clients}, stdout, md)
+			return bench.Reconcile(ctx, db.URL, cfg, bench.ReconcileOptions{Rows: orInt(*rows, 1_000_000), Iterations: *iterations, Clients: *clients}, stdout, md)
 		}
 		return fmt.Errorf("bench: unknown benchmark %q (grid, export, import or reconcile)", benchWhat)
 	default:
@@ -208,6 +208,10 @@ func check(ctx context.Context, cfg server.Config, log *slog.Logger, meta fs.FS,
 		return err
 	}
 	fmt.Fprintln(stdout, "metadata matches the database: ok")
+	if err := server.CheckRouteScreens(ctx, db.Pool, log); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "screen ids of the API routes: ok")
 	warnings, err := engine.IndexWarnings(ctx, db.Pool, md)
 	if err != nil {
 		return err
@@ -226,7 +230,8 @@ func outbox(ctx context.Context, cfg server.Config, log *slog.Logger, n int, std
 		return err
 	}
 	defer db.Close()
-	rows, err := db.Pool.Query(ctx, `select id, created_on, channel, recipient, subject, body from mail_outbox order by id desc limit $1`, n)
+	rows, err := db.Pool.Query(ctx, `select id, created_on, channel, recipient, subject, body, state, attempts, coalesce(last_error, '')
+		from mail_outbox order by id desc limit $1`, n)
 	if err != nil {
 		return fmt.Errorf("outbox: %w", err)
 	}
@@ -235,11 +240,20 @@ func outbox(ctx context.Context, cfg server.Config, log *slog.Logger, n int, std
 	for rows.Next() {
 		var id int64
 		var at time.Time
-		var channel, to, subject, body string
-		if err := rows.Scan(&id, &at, &channel, &to, &subject, &body); err != nil {
+		var channel, to, subject, body, state, lastError string
+		var attempts int
+		if err := rows.Scan(&id, &at, &channel, &to, &subject, &body, &state, &attempts, &lastError); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "#%d  %s  %s to %s\n%s\n\n%s\n", id, at.Format(time.RFC3339), channel, to, subject, body)
+		// Where the message stands: queued (waiting or retrying), sent, kept (no delivery configured), failed.
+		status := state
+		if attempts > 1 || lastError != "" {
+			status = fmt.Sprintf("%s after %d tries", state, attempts)
+		}
+		if lastError != "" {
+			status += ", last error: " + lastError
+		}
+		fmt.Fprintf(stdout, "#%d  %s  %s to %s  [%s]\n%s\n\n%s\n", id, at.Format(time.RFC3339), channel, to, status, subject, body)
 		shown++
 	}
 	if shown == 0 {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -14,6 +15,7 @@ type catalogColumn struct {
 	dataType string
 	nullable bool
 	hasDef   bool
+	scale    *int // numeric scale, when the column has one
 }
 
 type relation struct {
@@ -25,7 +27,7 @@ type relation struct {
 func loadCatalogue(ctx context.Context, pool *pgxpool.Pool) (map[string]*relation, error) {
 	rows, err := pool.Query(ctx, `
 		select c.table_name, t.table_type = 'BASE TABLE', c.column_name, c.data_type, c.is_nullable = 'YES',
-		       c.column_default is not null or c.is_identity = 'YES' or c.is_generated = 'ALWAYS'
+		       c.column_default is not null or c.is_identity = 'YES' or c.is_generated = 'ALWAYS', c.numeric_scale::int
 		from information_schema.columns c
 		join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
 		where c.table_schema = current_schema()`)
@@ -37,7 +39,8 @@ func loadCatalogue(ctx context.Context, pool *pgxpool.Pool) (map[string]*relatio
 	for rows.Next() {
 		var table, column, dataType string
 		var isTable, nullable, hasDef bool
-		if err := rows.Scan(&table, &isTable, &column, &dataType, &nullable, &hasDef); err != nil {
+		var scale *int
+		if err := rows.Scan(&table, &isTable, &column, &dataType, &nullable, &hasDef, &scale); err != nil {
 			return nil, err
 		}
 		r := rels[table]
@@ -45,7 +48,7 @@ func loadCatalogue(ctx context.Context, pool *pgxpool.Pool) (map[string]*relatio
 			r = &relation{isTable: isTable, columns: map[string]catalogColumn{}}
 			rels[table] = r
 		}
-		r.columns[column] = catalogColumn{dataType: dataType, nullable: nullable, hasDef: hasDef}
+		r.columns[column] = catalogColumn{dataType: dataType, nullable: nullable, hasDef: hasDef, scale: scale}
 	}
 	return rels, rows.Err()
 }
@@ -76,8 +79,26 @@ func Validate(ctx context.Context, pool *pgxpool.Pool, md *Metadata) error {
 		return false
 	}
 
+	// Every screen id names a row of web_screen (the ids roles are granted).
+	known, err := ScreenIDs(ctx, pool)
+	if err != nil {
+		return err
+	}
+	unknownScreen := func(file, name string, id int) {
+		if !known[id] {
+			add(file, name, "screen %d is not a screen of the web_screen table (ids %s)", id, idList(known))
+		}
+	}
+	for _, route := range sortedKeys(md.Screens) {
+		unknownScreen("views.yaml", "screens."+route, md.Screens[route].Screen)
+	}
+	for _, name := range sortedKeys(md.Forms) {
+		unknownScreen("forms/"+name+".yaml", name, md.Forms[name].Screen)
+	}
+
 	for _, name := range sortedKeys(md.Views) {
 		v := md.Views[name]
+		unknownScreen("views.yaml", name, v.Screen)
 		src := rels[v.Source]
 		if len(v.Params) > 0 {
 			src = nil
@@ -118,14 +139,30 @@ func Validate(ctx context.Context, pool *pgxpool.Pool, md *Metadata) error {
 				c.EnumInt = cc.dataType == "smallint" || cc.dataType == "integer"
 			}
 			if base != nil && (c.Editable || c.Field == v.Key || c.Field == v.Version) {
-				if _, ok := base.columns[c.Column]; !ok {
+				bc, ok := base.columns[c.Column]
+				if !ok {
 					add("views.yaml", name, "column %s: %q is not a column of the base table %s", c.Field, c.Column, v.Table)
+				}
+				// An edit with more decimals than the column holds is refused, not rounded.
+				if ok && c.Editable && c.Type == "decimal" && bc.scale != nil {
+					c.maxDecimals = *bc.scale
 				}
 			}
 		}
 		if v.Version != "" && base != nil {
 			if col := v.column(v.Version); col != nil && col.Type != "datetime" && col.Type != "int" {
 				add("views.yaml", name, "version %s must be a datetime or int column", v.Version)
+			}
+		}
+		if v.AfterEdit != "" {
+			var found bool
+			err := pool.QueryRow(ctx, `select exists (select 1 from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+				where n.nspname = current_schema() and p.proname = $1 and p.pronargs = 2)`, v.AfterEdit).Scan(&found)
+			if err != nil {
+				return fmt.Errorf("read the database functions: %w", err)
+			}
+			if !found {
+				add("views.yaml", name, "afterEdit: %q is not a function of two arguments (key, columns) in the database", v.AfterEdit)
 			}
 		}
 		for col := range v.EditSets {
@@ -184,6 +221,33 @@ func Validate(ctx context.Context, pool *pgxpool.Pool, md *Metadata) error {
 		return &Error{Code: CodeInvalid, Message: "metadata does not match the database:\n  " + strings.Join(problems, "\n  ")}
 	}
 	return nil
+}
+
+// ScreenIDs are the screen ids of the web_screen table: what roles grant and
+// what every `screen:` of the metadata and every route's check must name.
+func ScreenIDs(ctx context.Context, pool *pgxpool.Pool) (map[int]bool, error) {
+	rows, err := pool.Query(ctx, `select id from web_screen`)
+	if err != nil {
+		return nil, fmt.Errorf("read the screens: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil {
+		return nil, fmt.Errorf("read the screens: %w", err)
+	}
+	known := make(map[int]bool, len(ids))
+	for _, id := range ids {
+		known[id] = true
+	}
+	return known, nil
+}
+
+func idList(known map[int]bool) string {
+	ids := make([]int, 0, len(known))
+	for id := range known {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	return strings.Trim(fmt.Sprint(ids), "[]")
 }
 
 func sortedKeys[T any](m map[string]T) []string {

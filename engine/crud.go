@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -205,14 +206,15 @@ func (ff *FormField) checkRange(raw any) error {
 	if ff.Min == nil && ff.Max == nil {
 		return nil
 	}
-	n, err := strconv.ParseFloat(fmt.Sprint(raw), 64)
-	if err != nil {
+	// Exact: a decimal just below a bound is below it, whatever a float would say.
+	n, ok := new(big.Rat).SetString(fmt.Sprint(raw))
+	if !ok {
 		return nil // the type check has already spoken
 	}
-	if ff.Min != nil && n < *ff.Min {
+	if ff.Min != nil && n.Cmp(new(big.Rat).SetFloat64(*ff.Min)) < 0 {
 		return Invalid(ff.Field, "%s must be at least %v.", ff.Field, *ff.Min)
 	}
-	if ff.Max != nil && n > *ff.Max {
+	if ff.Max != nil && n.Cmp(new(big.Rat).SetFloat64(*ff.Max)) > 0 {
 		return Invalid(ff.Field, "%s must be at most %v.", ff.Field, *ff.Max)
 	}
 	return nil

@@ -151,6 +151,15 @@ func (e *Engine) UpdateRow(ctx context.Context, r RowEdit) (map[string]any, erro
 		if _, err := tx.Exec(ctx, updSQL, updArgs...); err != nil {
 			return err
 		}
+		if v.AfterEdit != "" {
+			written := make([]string, len(cols))
+			for i, c := range cols {
+				written[i] = c.Column
+			}
+			if _, err := tx.Exec(ctx, "select "+pgx.Identifier{v.AfterEdit}.Sanitize()+"($1, $2)", keyVal, written); err != nil {
+				return err
+			}
+		}
 		if err := Audit(ctx, tx, AuditEntry{Action: "grid.edit", Entity: v.Name, EntityID: fmt.Sprint(r.Key), Before: before, After: after}); err != nil {
 			return err
 		}

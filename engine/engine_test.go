@@ -282,7 +282,9 @@ func TestInjection(t *testing.T) {
 		}
 	}
 	var n int
-	f.pool.QueryRow(context.Background(), "select count(*) from country").Scan(&n)
+	if err := f.pool.QueryRow(context.Background(), "select count(*) from country").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
 	if n != 3 {
 		t.Fatalf("country has %d rows after the payloads", n)
 	}
@@ -314,12 +316,16 @@ func TestInlineEdit(t *testing.T) {
 		t.Fatalf("stale edit: %v", err)
 	}
 	var comments string
-	f.pool.QueryRow(context.Background(), "select comments from bank_booking").Scan(&comments)
+	if err := f.pool.QueryRow(context.Background(), "select comments from bank_booking").Scan(&comments); err != nil {
+		t.Fatal(err)
+	}
 	if comments != "checked" {
 		t.Errorf("a stale edit overwrote: %q", comments)
 	}
 	var before, after string
-	f.pool.QueryRow(context.Background(), `select before::text, after::text from audit_log where action = 'grid.edit' and entity = 'VW_BankFinal'`).Scan(&before, &after)
+	if err := f.pool.QueryRow(context.Background(), `select before::text, after::text from audit_log where action = 'grid.edit' and entity = 'VW_BankFinal'`).Scan(&before, &after); err != nil {
+		t.Fatal(err)
+	}
 	if !strings.Contains(before, `"Comments": null`) || !strings.Contains(after, `"checked"`) {
 		t.Errorf("audit before %s after %s", before, after)
 	}
@@ -435,7 +441,9 @@ func TestFormCRUD(t *testing.T) {
 		t.Errorf("lookup %v %v", providers, err)
 	}
 	var audits int
-	f.pool.QueryRow(context.Background(), `select count(*) from audit_log where action like 'record.%' and actor = 'tester'`).Scan(&audits)
+	if err := f.pool.QueryRow(context.Background(), `select count(*) from audit_log where action like 'record.%' and actor = 'tester'`).Scan(&audits); err != nil {
+		t.Fatal(err)
+	}
 	if audits < 6 {
 		t.Errorf("record audit rows: %d", audits)
 	}
@@ -448,7 +456,9 @@ func TestFormSchema(t *testing.T) {
 	b, _ := json.Marshal(m)
 	s := string(b)
 	for _, want := range []string{`"required":["providerName","transactionType","providerActor"]`, `"saveWhenValid":true`, `"default":0`, `"ui:widget":"lookup"`, `"lookup":"/ConfigSettings/GetDistinctIncomingTransactions"`,
-		`"const":2`, `"title":"config.transactionTypes.settlement"`, `"maximum":365`, `"width":500`} {
+		`"const":2`, `"title":"config.transactionTypes.settlement"`, `"maximum":365`, `"width":500`,
+		// Decimals are exact strings end to end, never JSON numbers.
+		`"amountThreshold":{"format":"decimal","minimum":0,"title":"forms.configSetting.fields.amountThreshold","type":"string"}`, `"amountThreshold":{"ui:options":{"scale":2},"ui:widget":"decimal"}`} {
 		if !strings.Contains(s, want) {
 			t.Errorf("schema lacks %s: %s", want, s)
 		}
@@ -478,7 +488,7 @@ func TestExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := [][]string{
-		{"Bokföringsdag", "Belopp", "Text", "CreatedOn"},
+		{"Bokföringsdag", "Belopp", "Text", "CreatedOn (UTC)"},
 		{"03/11/2026", "-75.25", "fee", "04/11/2026 10:00:00"},
 		{"02/11/2026", "1200.50", `'=HYPERLINK("http://evil")`, "03/11/2026 10:00:00"},
 	}
@@ -532,6 +542,7 @@ views:
     table: vw_user_list
     key: Id
     screen: 10
+    afterEdit: no_such_function
     columns:
       - {field: Id, column: id, type: int}
       - {field: Name, column: no_such_column, type: text}
@@ -539,7 +550,7 @@ views:
   VW_Y:
     source: no_such_table
     key: Id
-    screen: 10
+    screen: 99
     columns:
       - {field: Id, column: id, type: int}
 `
@@ -552,7 +563,8 @@ views:
 		t.Fatal("accepted")
 	}
 	for _, want := range []string{`VW_X: table "vw_user_list" is not a base table`, `VW_X: column Name: "no_such_column" is not a column of country`,
-		`VW_X: column Code: type int does not fit the database type text`, `VW_Y: source "no_such_table" is not a table or view`} {
+		`VW_X: column Code: type int does not fit the database type text`, `VW_X: afterEdit: "no_such_function" is not a function`, `VW_Y: source "no_such_table" is not a table or view`,
+		`VW_Y: screen 99 is not a screen of the web_screen table (ids 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}

@@ -9,17 +9,25 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	_ "time/tzdata" // user time zones for exports, also where the system has none
 
+	"github.com/doug-martin/goqu/v9"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/xuri/excelize/v2"
 )
 
-// Export limits: a sheet holds 1,048,576 rows; exports run longer than a page.
-const (
-	MaxExportRows = 1_000_000
-	ExportTimeout = 5 * time.Minute
-)
+// ExportTimeout bounds an export: exports run longer than a page.
+const ExportTimeout = 5 * time.Minute
+
+// MaxXLSXRows is the most rows an XLSX file holds (a sheet holds 1,048,576);
+// a larger export is cut there and says so (Export.CutAt, and a last line in
+// the sheet). A CSV file holds every row. A variable so tests can lower it.
+var MaxXLSXRows = 1_000_000
+
+// maxSafeDigits is how many significant digits a spreadsheet number keeps
+// (IEEE double): a decimal with more is written as its exact text instead.
+const maxSafeDigits = 15
 
 // ExportRequest is a grid request plus the file format and, optionally, the
 // columns to write with their (translated) headers, in order.
@@ -27,6 +35,9 @@ type ExportRequest struct {
 	GridRequest
 	Format  string         `json:"Format"` // xlsx (default) or csv
 	Columns []ExportColumn `json:"Columns"`
+	// TimeZone is the user's IANA zone (e.g. Europe/Stockholm): datetimes are
+	// written in it, as the grid shows them, and their headers name it. Empty: UTC.
+	TimeZone string `json:"TimeZone"`
 }
 
 // ExportColumn is one column of the file.
@@ -47,8 +58,12 @@ type Export struct {
 	dateFormat  string // the user's format, e.g. DD-MM-YYYY HH:mm:ss
 	dateLayout  string // dateFormat as Go layouts, computed once
 	timeLayout  string
+	zone        *time.Location
 	sql         string
 	args        []any
+	// CutAt is set when the file holds only the first CutAt rows of more
+	// (XLSX past MaxXLSXRows); the handler tells the client before streaming.
+	CutAt int
 }
 
 // PrepareExport checks an export request (view, permission, filter, sort,
@@ -62,7 +77,12 @@ func (e *Engine) PrepareExport(ctx context.Context, r ExportRequest, dateFormat 
 		return nil, Invalid("ViewName", "%s has no export.", q.view.Name)
 	}
 	x := &Export{e: e, q: q, format: strings.ToLower(r.Format), dateFormat: dateFormat,
-		dateLayout: goDateLayout(dateFormat, false), timeLayout: goDateLayout(dateFormat, true)}
+		dateLayout: goDateLayout(dateFormat, false), timeLayout: goDateLayout(dateFormat, true), zone: time.UTC}
+	if tz := strings.TrimSpace(r.TimeZone); tz != "" {
+		if x.zone, err = time.LoadLocation(tz); err != nil || tz == "Local" {
+			return nil, Invalid("TimeZone", "TimeZone %q is not a known time zone (for example Europe/Stockholm).", r.TimeZone).With("export.badTimeZone", "zone", r.TimeZone)
+		}
+	}
 	switch x.format {
 	case "", "xlsx", "excel":
 		x.format, x.FileName, x.ContentType = "xlsx", q.view.Export+".xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -87,6 +107,9 @@ func (e *Engine) PrepareExport(ctx context.Context, r ExportRequest, dateFormat 
 		if h == "" {
 			h = c.Field
 		}
+		if c.Type == "datetime" {
+			h += " (" + x.zone.String() + ")"
+		}
 		x.cols = append(x.cols, c)
 		x.headers = append(x.headers, h)
 	}
@@ -94,7 +117,24 @@ func (e *Engine) PrepareExport(ctx context.Context, r ExportRequest, dateFormat 
 	view := *q.view
 	view.Columns = x.cols
 	sub := &query{view: &view, from: q.from, where: q.where, order: q.order}
-	if x.sql, x.args, err = sub.dataset().Limit(MaxExportRows).ToSQL(); err != nil {
+	ds := sub.dataset()
+	if x.format == "xlsx" {
+		// One row past the limit tells whether the file is cut.
+		ds = ds.Limit(uint(MaxXLSXRows) + 1)
+		countSQL, countArgs, err := dialect.From(ds.As("x")).Prepared(true).Select(goqu.COUNT(goqu.Star())).ToSQL()
+		if err != nil {
+			return nil, Internal(err)
+		}
+		var n int
+		if err := e.read.QueryRow(ctx, countSQL, countArgs...).Scan(&n); err != nil {
+			return nil, TranslatePG(err)
+		}
+		if n > MaxXLSXRows {
+			x.CutAt = MaxXLSXRows
+			ds = ds.Limit(uint(MaxXLSXRows))
+		}
+	}
+	if x.sql, x.args, err = ds.ToSQL(); err != nil {
 		return nil, Internal(err)
 	}
 	return x, nil
@@ -169,7 +209,7 @@ func (x *Export) text(c *Column, v any) string {
 		}
 	case "datetime":
 		if t, ok := v.(time.Time); ok {
-			return t.UTC().Format(x.timeLayout)
+			return t.In(x.zone).Format(x.timeLayout)
 		}
 	case "int":
 		switch n := v.(type) {
@@ -256,7 +296,7 @@ func (x *Export) writeXLSX(rows pgx.Rows, w io.Writer) error {
 		}
 		cells = make([]any, len(x.cols))
 		for i, c := range x.cols {
-			cells[i] = excelize.Cell{StyleID: styles[i], Value: xlsxValue(c, vals[i])}
+			cells[i] = excelize.Cell{StyleID: styles[i], Value: x.xlsxValue(c, vals[i])}
 		}
 		cell, _ := excelize.CoordinatesToCellName(1, row)
 		if err := sw.SetRow(cell, cells); err != nil {
@@ -267,6 +307,13 @@ func (x *Export) writeXLSX(rows pgx.Rows, w io.Writer) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	if x.CutAt > 0 {
+		cell, _ := excelize.CoordinatesToCellName(1, row)
+		note := fmt.Sprintf("Cut at %d rows: the view holds more. Narrow the filters or export CSV for every row.", x.CutAt)
+		if err := sw.SetRow(cell, []any{excelize.Cell{StyleID: header, Value: note}}); err != nil {
+			return err
+		}
+	}
 	if err := sw.Flush(); err != nil {
 		return err
 	}
@@ -274,19 +321,27 @@ func (x *Export) writeXLSX(rows pgx.Rows, w io.Writer) error {
 }
 
 // xlsxValue is a typed cell value: numbers as numbers, dates as dates, text
-// as inline strings (never formulas).
-func xlsxValue(c *Column, v any) any {
+// as inline strings (never formulas). A decimal is first rounded exactly to
+// the column's scale (as the grid and the CSV show it); a number cell then
+// holds that decimal exactly whenever a spreadsheet number can (15
+// significant digits), else the cell holds its exact text: a figure is never
+// silently changed. Datetimes are the wall-clock time in the user's zone.
+func (x *Export) xlsxValue(c *Column, v any) any {
 	if v == nil {
 		return nil
 	}
 	switch c.Type {
 	case "decimal":
 		if n, ok := v.(pgtype.Numeric); ok && n.Valid {
-			f, err := n.Float64Value()
-			if err != nil || !f.Valid {
-				return nil
+			s, _ := numericString(n, exportScale(c)).(string)
+			if significantDigits(s) > maxSafeDigits {
+				return s
 			}
-			return f.Float64
+			f, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				return s
+			}
+			return f
 		}
 	case "int", "bool":
 		return v
@@ -300,10 +355,18 @@ func xlsxValue(c *Column, v any) any {
 		}
 	case "datetime":
 		if t, ok := v.(time.Time); ok {
-			return t.UTC()
+			local := t.In(x.zone)
+			return time.Date(local.Year(), local.Month(), local.Day(), local.Hour(), local.Minute(), local.Second(), local.Nanosecond(), time.UTC)
 		}
 	}
 	return fmt.Sprint(c.jsonValue(v))
+}
+
+// significantDigits counts the digits of a decimal string from its first
+// non-zero digit ("-0.0012" has 2, "1200.50" has 6).
+func significantDigits(s string) int {
+	digits := strings.TrimLeft(strings.NewReplacer("-", "", ".", "").Replace(s), "0")
+	return len(digits)
 }
 
 // goDateLayout turns a user date format (DD-MM-YYYY HH:mm:ss, ...) into a

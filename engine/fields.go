@@ -168,8 +168,9 @@ func parseDecimal(c *Column, v any) (any, error) {
 		return nil, Invalid(c.Field, "%s must be a number with a decimal point (for example 1234.56).", c.Field)
 	}
 	if c.maxDecimals > 0 {
-		if _, frac, found := strings.Cut(s, "."); found && len(frac) > c.maxDecimals {
-			return nil, Invalid(c.Field, "%s has more than %d decimals.", c.Field, c.maxDecimals)
+		// Trailing zeros change nothing; any other decimal past the scale would be rounded away.
+		if _, frac, found := strings.Cut(s, "."); found && len(strings.TrimRight(frac, "0")) > c.maxDecimals {
+			return nil, Invalid(c.Field, "%s has more than %d decimals.", c.Field, c.maxDecimals).With("grid.invalid.tooManyDecimals", "column", c.Field, "scale", c.maxDecimals)
 		}
 	}
 	var n pgtype.Numeric

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"sort"
 )
 
@@ -143,7 +144,11 @@ func (f *Form) Meta() FormMeta {
 		case "int":
 			p["type"] = "integer"
 		case "decimal":
-			p["type"] = "number"
+			// An exact decimal string ("1234.50"), never a JSON number: the
+			// UI's decimal widget reads it in the user's language and sends
+			// it back as a string, so no float sits between typing and numeric.
+			p["type"], p["format"] = "string", "decimal"
+			fieldUI["ui:widget"] = "decimal"
 			if ff.Scale > 0 {
 				fieldUI["ui:options"] = map[string]any{"scale": ff.Scale}
 			}
@@ -180,6 +185,9 @@ func (f *Form) Meta() FormMeta {
 		}
 		if ff.Default != nil {
 			p["default"] = ff.Default
+			if ff.Type == "decimal" {
+				p["default"] = fmt.Sprint(ff.Default)
+			}
 		}
 		if ff.Options != "" {
 			for _, l := range f.Lookups {

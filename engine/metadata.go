@@ -86,7 +86,12 @@ type View struct {
 	// EditSets are columns of the base table set on every inline edit
 	// (e.g. is_modified: true on the bank-final record).
 	EditSets map[string]any `yaml:"editSets"`
-	Columns  []*Column      `yaml:"columns"`
+	// AfterEdit names a database function run after every inline edit, in
+	// the edit's transaction, as fn(key, columns text[]) with the row's key
+	// and the columns the edit wrote: derived figures are recomputed there,
+	// so the engine stays generic (e.g. bank_booking_recompute).
+	AfterEdit string    `yaml:"afterEdit"`
+	Columns   []*Column `yaml:"columns"`
 	// Params make the view a report: Source is then a set-returning SQL
 	// function taking these parameters in order (see Param).
 	Params []*Param `yaml:"params"`
@@ -476,6 +481,9 @@ func (v *View) check() []string {
 	}
 	if v.EditName != "" && !plainName.MatchString(v.EditName) {
 		p = append(p, fmt.Sprintf("editName %q must be a plain name", v.EditName))
+	}
+	if v.AfterEdit != "" && (v.Table == "" || !plainName.MatchString(v.AfterEdit)) {
+		p = append(p, fmt.Sprintf("afterEdit %q must be a plain function name on a view with a base table", v.AfterEdit))
 	}
 	if len(v.EditSets) > 0 && v.Table == "" {
 		p = append(p, "editSets needs a base table")

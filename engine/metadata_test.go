@@ -69,6 +69,7 @@ func TestLoadMetadataProblems(t *testing.T) {
 		{"source injection", strings.Replace(goodViews, "source: country", `source: "country c, pg_shadow"`, 1), "", []string{"must be a plain table"}},
 		{"missing screen", strings.Replace(goodViews, "screen: 10", "screen: 0", 1), "", []string{"screen"}},
 		{"editable without table", strings.Replace(goodViews, "    table: country\n", "", 1), "", []string{"editable, but the view has no base table"}},
+		{"afterEdit not a plain name", strings.Replace(goodViews, "    table: country\n", "    table: country\n    afterEdit: \"f(); drop table x\"\n", 1), "", []string{"afterEdit"}},
 		{"duplicate column", strings.Replace(goodViews, "- {field: CountryName,", "- {field: CountryCode,", 1), "", []string{"appears twice"}},
 		{"form unknown key", "", goodForm + "colour: red\n", []string{"forms/country.yaml", "colour"}},
 		{"form bad transform", "", strings.Replace(goodForm, "[trim, upper]", "[trim, shout]", 1), []string{`unknown transform "shout"`}},

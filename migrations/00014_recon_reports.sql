@@ -3,12 +3,16 @@
 -- of DESIGN.md section 6, as set-returning functions of the filter values.
 -- Engine views with declared params read them (views.yaml), so paging,
 -- sorting, column filters and export come from the engine. Every function
--- takes the date range, currencies, providers (null: all) and a ticket
+-- takes the date range, currencies, providers (lower case; null: all) and a ticket
 -- number (null: all), and returns a row_key the grid pages by.
 --
 -- Amounts of a matched pair are compared in the left record's currency: the
 -- right side counts as left amount minus the match's variance, which the
 -- matching computed through the USD rates when the currencies differ.
+--
+-- A record's match is looked up per record (a lateral subquery with limit 1
+-- walks the live-match index): a month holds a small part of a million
+-- matches, and a hash join would read them all for every page.
 
 -- Tickets vs transactions, per ticket date, currency, payment type and
 -- country. Manual adjustments of a task count toward their ticket number.
@@ -27,14 +31,17 @@ language sql stable as $$
         select t.trans_date, t.currency, coalesce(t.payment_type, '') as payment_type, coalesce(t.country_code, '') as country_code,
                t.sale_amount, m.id as match_id, m.status, m.amount_variance, coalesce(adj.amount, 0) as adjusted
         from ticket t
-        left join recon_match m on m.level = 1 and m.left_id = t.id and m.undone_on is null and m.status <> 'investigation'
-        left join card_transaction x on x.id = m.right_id
+        left join lateral (
+            select m.id, m.status, m.amount_variance, x.provider_actor
+            from recon_match m join card_transaction x on x.id = m.right_id
+            where m.level = 1 and m.left_id = t.id and m.undone_on is null and m.status <> 'investigation'
+            limit 1) m on true
         left join adj on adj.client_unique_id = t.ticket_number
         where t.trans_date between p_from and p_to
           and (p_currency is null or t.currency = any (p_currency))
           and (p_ticket is null or t.ticket_number = p_ticket)
           -- an unmatched ticket has no provider yet: it shows under any provider filter
-          and (p_provider is null or x.id is null or x.provider_actor = any (p_provider))
+          and (p_provider is null or m.id is null or lower(m.provider_actor) in (select lower(v) from unnest(p_provider) v))
     ), g as (
         select trans_date, currency, payment_type, country_code,
                count(*) as tickets, count(match_id) as transactions, sum(sale_amount) as sra,
@@ -61,8 +68,11 @@ language sql stable as $$
            x.processing_date, x.provider_actor, x.transaction_amount, m.amount_variance,
            s.label, s.n, m.id
     from ticket t
-    left join recon_match m on m.level = 1 and m.left_id = t.id and m.undone_on is null
-    left join card_transaction x on x.id = m.right_id
+    left join lateral (
+        select m.id, m.status, m.rule, m.amount_variance, m.right_id from recon_match m
+        where m.level = 1 and m.left_id = t.id and m.undone_on is null limit 1) m on true
+    left join lateral (select x.processing_date, x.provider_actor, x.transaction_amount, x.id
+        from card_transaction x where x.id = m.right_id limit 1) x on true
     cross join lateral (select case
             when m.id is null then 5
             when m.status = 'investigation' then 3
@@ -73,7 +83,7 @@ language sql stable as $$
     where (p_from is null or t.trans_date >= p_from) and (p_to is null or t.trans_date <= p_to)
       and (p_currency is null or t.currency = any (p_currency))
       and (p_ticket is null or t.ticket_number = p_ticket)
-      and (p_provider is null or x.id is null or x.provider_actor = any (p_provider))
+      and (p_provider is null or x.id is null or lower(x.provider_actor) in (select lower(v) from unnest(p_provider) v))
 $$;
 
 -- Transactions vs settlements, per transaction date, currency and provider.
@@ -89,14 +99,18 @@ language sql stable as $$
     with x as (
         select x.processing_date, x.currency, x.provider_actor, x.transaction_amount,
                m.id as match_id, m.status, m.amount_variance,
-               s.settlement_currency, coalesce(s.gross_amount, s.settlement_net + coalesce(s.fees, 0)) as gross, s.fees, s.settlement_net
+               m.settlement_currency, m.gross, m.fees, m.settlement_net
         from card_transaction x
-        left join recon_match m on m.level = 2 and m.left_id = x.id and m.undone_on is null and m.status <> 'investigation'
-        left join settlement s on s.id = m.right_id
+        left join lateral (
+            select m.id, m.status, m.amount_variance, s.settlement_currency,
+                   coalesce(s.gross_amount, s.settlement_net + coalesce(s.fees, 0)) as gross, s.fees, s.settlement_net
+            from recon_match m join settlement s on s.id = m.right_id
+            where m.level = 2 and m.left_id = x.id and m.undone_on is null and m.status <> 'investigation'
+            limit 1) m on true
         where not x.is_manual_adjust
           and x.processing_date between p_from and p_to
           and (p_currency is null or x.currency = any (p_currency))
-          and (p_provider is null or x.provider_actor = any (p_provider))
+          and (p_provider is null or lower(x.provider_actor) in (select lower(v) from unnest(p_provider) v))
           and (p_ticket is null or x.client_unique_id = p_ticket)
     ), g as (
         select processing_date, currency, provider_actor, sum(transaction_amount) as amount, count(*) as n, count(match_id) as matched,
@@ -130,16 +144,18 @@ language sql stable as $$
         from settlement s
         where s.settlement_date between p_from and p_to
           and (p_currency is null or s.settlement_currency = any (p_currency))
-          and (p_provider is null or s.provider_actor = any (p_provider))
+          and (p_provider is null or lower(s.provider_actor) in (select lower(v) from unnest(p_provider) v))
         group by s.payout_id
     )
     select p.payout_id, p.settlement_date, p.amount, p.currency, p.provider_actor,
            b.booked_date, b.bank_account, coalesce(b.reco_amount_in_local_currency, b.amount_local), b.bank_charges_in_local, b.currency,
            m.amount_variance, s.label, s.n, b.id, m.id
     from p
-    left join payout po on po.payout_key = p.payout_id
-    left join recon_match m on m.level = 3 and m.left_id = po.id and m.undone_on is null
-    left join bank_booking b on b.id = m.right_id
+    left join lateral (
+        select m.id, m.status, m.amount_variance, m.right_id
+        from payout po join recon_match m on m.level = 3 and m.left_id = po.id and m.undone_on is null
+        where po.payout_key = p.payout_id limit 1) m on true
+    left join lateral (select b.* from bank_booking b where b.id = m.right_id limit 1) b on true
     cross join lateral (select case
             when m.id is null then 3
             when m.status = 'matched' and coalesce(m.amount_variance, 0) = 0 then 1

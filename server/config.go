@@ -28,6 +28,7 @@ type Config struct {
 	RatesURL        string // RATES_URL
 	UploadMaxBytes  int64  // UPLOAD_MAX_BYTES
 	BodyLimitBytes  int    // BODY_LIMIT_BYTES: every request body except uploads
+	DBMaxConns      int    // DB_MAX_CONNS: connections of the pool (requests and the job queue share it)
 	LogLevel        slog.Level
 	LogFormat       string // LOG_FORMAT: text or json
 }
@@ -40,6 +41,7 @@ const (
 	DefaultRatesURL       = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml"
 	DefaultUploadMaxBytes = 100 << 20
 	DefaultBodyLimitBytes = 1 << 20
+	DefaultDBMaxConns     = 16
 )
 
 // LoadConfig reads the configuration from getenv (os.Getenv in production, a
@@ -58,6 +60,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		RatesURL:        orDefault(getenv("RATES_URL"), DefaultRatesURL),
 		UploadMaxBytes:  DefaultUploadMaxBytes,
 		BodyLimitBytes:  DefaultBodyLimitBytes,
+		DBMaxConns:      DefaultDBMaxConns,
 		LogFormat:       orDefault(getenv("LOG_FORMAT"), "text"),
 	}
 	var errs []error
@@ -108,6 +111,13 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			bad("BODY_LIMIT_BYTES", "must be a whole number of bytes, at least 1024, got %q", v)
 		}
 		cfg.BodyLimitBytes = n
+	}
+	if v := getenv("DB_MAX_CONNS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 4 || n > 1000 {
+			bad("DB_MAX_CONNS", "must be a whole number from 4 to 1000 (the job queue holds a few), got %q", v)
+		}
+		cfg.DBMaxConns = n
 	}
 	if v := getenv("LOG_LEVEL"); v != "" {
 		if err := cfg.LogLevel.UnmarshalText([]byte(v)); err != nil {

@@ -1,9 +1,13 @@
 package server
 
 import (
+	"context"
+	"io"
 	"log/slog"
 	"strings"
 	"testing"
+
+	"ledgerdesk/internal/pgtest"
 )
 
 func env(m map[string]string) func(string) string {
@@ -17,7 +21,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 	}
 	if cfg.ListenAddr != ":8080" || cfg.DataDir != ".data" || cfg.DatabaseURL != "" ||
 		cfg.UploadMaxBytes != DefaultUploadMaxBytes || cfg.BodyLimitBytes != DefaultBodyLimitBytes ||
-		cfg.RatesURL != DefaultRatesURL || cfg.LogLevel != slog.LevelInfo || cfg.LogFormat != "text" {
+		cfg.RatesURL != DefaultRatesURL || cfg.LogLevel != slog.LevelInfo || cfg.LogFormat != "text" || cfg.DBMaxConns != DefaultDBMaxConns {
 		t.Errorf("defaults: %+v", cfg)
 	}
 }
@@ -31,12 +35,13 @@ func TestLoadConfigValues(t *testing.T) {
 		"LOG_FORMAT":       "json",
 		"SMTP_URL":         "smtp://mail:25",
 		"JWT_SECRET":       strings.Repeat("s", 32),
+		"DB_MAX_CONNS":     "24",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.ListenAddr != "127.0.0.1:9000" || cfg.UploadMaxBytes != 2048 || cfg.LogLevel != slog.LevelDebug ||
-		cfg.LogFormat != "json" || cfg.SMTPURL != "smtp://mail:25" {
+		cfg.LogFormat != "json" || cfg.SMTPURL != "smtp://mail:25" || cfg.DBMaxConns != 24 {
 		t.Errorf("values: %+v", cfg)
 	}
 }
@@ -57,6 +62,8 @@ func TestLoadConfigRejects(t *testing.T) {
 		{"upload size", map[string]string{"UPLOAD_MAX_BYTES": "lots"}, "UPLOAD_MAX_BYTES"},
 		{"body limit", map[string]string{"BODY_LIMIT_BYTES": "10"}, "BODY_LIMIT_BYTES"},
 		{"log level", map[string]string{"LOG_LEVEL": "loud"}, "LOG_LEVEL"},
+		{"pool size not a number", map[string]string{"DB_MAX_CONNS": "many"}, "DB_MAX_CONNS: must be a whole number from 4 to 1000"},
+		{"pool too small for the job queue", map[string]string{"DB_MAX_CONNS": "2"}, "DB_MAX_CONNS: must be a whole number from 4 to 1000"},
 		{"log format", map[string]string{"LOG_FORMAT": "xml"}, "LOG_FORMAT"},
 		{"metadata dir", map[string]string{"METADATA_DIR": "/no/such/dir"}, "METADATA_DIR"},
 	}
@@ -110,3 +117,40 @@ func TestShortCause(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// The server's pool has DB_MAX_CONNS connections (the benchmarks build theirs
+// with the same PoolConfig).
+func TestPoolSizeFromConfig(t *testing.T) {
+	cfg, err := LoadConfig(env(map[string]string{"DATABASE_URL": pgtest.NewDatabase(t), "DB_MAX_CONNS": "7"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := OpenDatabase(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if got := db.Pool.Config().MaxConns; got != 7 {
+		t.Errorf("pool of %d connections, want DB_MAX_CONNS 7", got)
+	}
+}
+
+// Every screen id an API route checks is a screen of web_screen; an unknown
+// one stops the start (and `ledgerdesk check`).
+func TestRouteScreenIDsExist(t *testing.T) {
+	pool := pgtest.New(t)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if err := CheckRouteScreens(context.Background(), pool, log); err != nil {
+		t.Fatal(err)
+	}
+	count := 0
+	routeScreens.Range(func(any, any) bool { count++; return true })
+	if count < 3 {
+		t.Fatalf("only %d screen ids registered by the routes", count)
+	}
+	screen(99)
+	defer routeScreens.Delete(99)
+	if err := CheckRouteScreens(context.Background(), pool, log); err == nil || !strings.Contains(err.Error(), "[99]") {
+		t.Errorf("a route checking screen 99: %v", err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 
 	"github.com/gofiber/fiber/v3"
 
@@ -126,7 +127,15 @@ func (h *gridHandlers) export(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return sendFile(c, h.log, x.FileName, x.ContentType, x.WriteTo)
+	return sendExport(c, h.log, x)
+}
+
+// sendExport streams a prepared grid export, saying when the file is cut.
+func sendExport(c fiber.Ctx, log *slog.Logger, x *engine.Export) error {
+	if x.CutAt > 0 {
+		c.Set("X-Export-Cut-At", strconv.Itoa(x.CutAt)) // the client says the file holds only these rows
+	}
+	return sendFile(c, log, x.FileName, x.ContentType, x.WriteTo)
 }
 
 // sendFile streams a download; a failure after the first byte can only cut

@@ -67,6 +67,9 @@ func (s *apiHandlers) authenticate(c fiber.Ctx) error {
 // screen lets the call through when the caller's roles grant any of ids:
 // the same screen ids the UI's route guard checks.
 func screen(ids ...int) fiber.Handler {
+	for _, id := range ids {
+		routeScreens.Store(id, true) // checked against web_screen at start (CheckRouteScreens)
+	}
 	return func(c fiber.Ctx) error {
 		if !engine.ActorFrom(c.Context()).Can(ids...) {
 			return engine.Forbidden("You do not have permission for this screen. Contact your administrator.")

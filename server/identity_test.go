@@ -449,11 +449,15 @@ func TestNoMassAssignment(t *testing.T) {
 	admin := w.login("admin", adminPassword)
 	id, tok := w.addUser(admin, "plain", 1)
 	var hashBefore string
-	w.pool.QueryRow(context.Background(), `select password_hash from app_user where id = $1`, id).Scan(&hashBefore)
+	if err := w.pool.QueryRow(context.Background(), `select password_hash from app_user where id = $1`, id).Scan(&hashBefore); err != nil {
+		t.Fatal(err)
+	}
 
 	// The profile is always the caller's own.
 	var adminID int64
-	w.pool.QueryRow(context.Background(), `select id from app_user where username = 'admin'`).Scan(&adminID)
+	if err := w.pool.QueryRow(context.Background(), `select id from app_user where username = 'admin'`).Scan(&adminID); err != nil {
+		t.Fatal(err)
+	}
 	w.must(403, "PUT", "/api/profile", tok, map[string]any{"userId": adminID, "firstName": "Evil", "lastName": "X", "email": "evil@example.com"})
 	me := w.must(200, "GET", "/api/profile", tok, nil)
 	if me["username"] != "plain" {
@@ -469,8 +473,12 @@ func TestNoMassAssignment(t *testing.T) {
 	}
 	var hashAfter string
 	var roles int
-	w.pool.QueryRow(context.Background(), `select password_hash from app_user where id = $1`, id).Scan(&hashAfter)
-	w.pool.QueryRow(context.Background(), `select count(*) from user_role ur join role r on r.id = ur.role_id where ur.user_id = $1 and r.is_admin`, id).Scan(&roles)
+	if err := w.pool.QueryRow(context.Background(), `select password_hash from app_user where id = $1`, id).Scan(&hashAfter); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.pool.QueryRow(context.Background(), `select count(*) from user_role ur join role r on r.id = ur.role_id where ur.user_id = $1 and r.is_admin`, id).Scan(&roles); err != nil {
+		t.Fatal(err)
+	}
 	if hashAfter != hashBefore || roles != 0 {
 		t.Error("a field outside the form was written")
 	}

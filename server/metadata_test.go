@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -150,7 +152,8 @@ func TestWatchReloadsMetadata(t *testing.T) {
 	eng := engine.New(engine.Options{Pool: pool, Metadata: md})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := WatchMetadata(ctx, dir, eng, pool, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+	logged := &lockedBuffer{}
+	if err := WatchMetadata(ctx, dir, eng, pool, slog.New(slog.NewTextHandler(logged, nil))); err != nil {
 		t.Fatal(err)
 	}
 	waitFor := func(what string, cond func() bool) {
@@ -168,8 +171,29 @@ func TestWatchReloadsMetadata(t *testing.T) {
 
 	// An edit that does not validate (a column the table lacks) keeps the old set.
 	addView(t, dir, strings.Replace(strings.Replace(newScreenYAML, "VW_AuditLog", "VW_Broken", 1), "column: actor", "column: no_such_column", 1))
-	time.Sleep(800 * time.Millisecond)
+	// The watcher says it refused the edit (presence, not a pause): then the old set must still be there.
+	waitFor("the refusal of the broken edit", func() bool {
+		return strings.Contains(logged.String(), "metadata reload refused") && strings.Contains(logged.String(), "no_such_column")
+	})
 	if eng.Metadata().Views["VW_Broken"] != nil || eng.Metadata().Views["VW_AuditLog"] == nil {
 		t.Fatal("an invalid edit replaced the metadata")
 	}
+}
+
+// lockedBuffer is a log destination the watcher goroutine writes while the test reads.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

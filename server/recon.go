@@ -1,9 +1,7 @@
 package server
 
 import (
-	"bufio"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -78,6 +76,8 @@ type reportRequest struct {
 	engine.GridRequest
 	Format  string                `json:"Format"`  // export: xlsx or csv
 	Columns []engine.ExportColumn `json:"Columns"` // export: the columns shown, with their headers
+	// TimeZone is the user's zone for datetimes in an export.
+	TimeZone string `json:"TimeZone"`
 }
 
 // gridRequest checks the filters and turns the request into a grid request
@@ -141,20 +141,12 @@ func (h *reconHandlers) export(c fiber.Ctx, lookup bool) error {
 	if err != nil {
 		return err
 	}
-	x, err := h.engine.PrepareExport(c.Context(), engine.ExportRequest{GridRequest: g, Format: req.Format, Columns: req.Columns}, h.dateFormat(c))
+	x, err := h.engine.PrepareExport(c.Context(), engine.ExportRequest{GridRequest: g, Format: req.Format, Columns: req.Columns, TimeZone: req.TimeZone},
+		h.dateFormat(c))
 	if err != nil {
 		return err
 	}
-	ctx := c.Context()
-	c.Set(fiber.HeaderContentType, x.ContentType)
-	c.Set(fiber.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s"`, x.FileName))
-	c.Set(fiber.HeaderCacheControl, "no-store")
-	return c.SendStreamWriter(func(w *bufio.Writer) {
-		if err := x.WriteTo(ctx, w); err != nil {
-			h.grids.log.Error("report export failed while streaming", "file", x.FileName, "err", err)
-		}
-		w.Flush()
-	})
+	return sendExport(c, h.grids.log, x)
 }
 
 // auto starts an automatic reconcile of the level and waits for it: the

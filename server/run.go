@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,13 +49,11 @@ func OpenDatabase(ctx context.Context, cfg Config, log *slog.Logger) (*Database,
 		}
 		db.cluster, db.URL = c, c.URL()
 	}
-	pcfg, err := pgxpool.ParseConfig(db.URL)
+	pcfg, err := PoolConfig(db.URL, cfg)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("DATABASE_URL: %s", shortCause(err))
 	}
-	pcfg.ConnConfig.RuntimeParams["application_name"] = "ledgerdesk"
-	pcfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	db.Pool, err = pgxpool.NewWithConfig(ctx, pcfg)
 	if err == nil {
 		pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
@@ -69,6 +68,20 @@ func OpenDatabase(ctx context.Context, cfg Config, log *slog.Logger) (*Database,
 		return nil, fmt.Errorf("cannot connect to DATABASE_URL %s: %s", MaskURL(cfg.DatabaseURL), shortCause(err))
 	}
 	return db, nil
+}
+
+// PoolConfig is the connection-pool setup of the server, for the server and
+// for the benchmarks that measure it: DB_MAX_CONNS connections, a connect
+// timeout, the application name in pg_stat_activity.
+func PoolConfig(url string, cfg Config) (*pgxpool.Config, error) {
+	pcfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	pcfg.ConnConfig.RuntimeParams["application_name"] = "ledgerdesk"
+	pcfg.ConnConfig.ConnectTimeout = 10 * time.Second
+	pcfg.MaxConns = int32(cmp.Or(cfg.DBMaxConns, DefaultDBMaxConns))
+	return pcfg, nil
 }
 
 // Close closes the pool and stops the embedded cluster if this process started it.
@@ -161,7 +174,7 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 	importer := imports.NewService(db.Pool, layouts, cfg.UploadMaxBytes, log)
 	syncer := &rates.Syncer{Pool: db.Pool, URL: cfg.RatesURL, Log: log}
 	reconciler := recon.NewService(db.Pool, log)
-	queue, err := startQueue(ctx, db.Pool, importer, syncer, reconciler, log)
+	queue, err := startQueue(ctx, db.Pool, importer, syncer, sender, reconciler, log)
 	if err != nil {
 		return err
 	}
@@ -173,10 +186,14 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 		}
 	}()
 	importer.SetQueue(queue)
+	sender.SetQueue(queue)
 	reconciler.SetQueue(queue)
 
 	app := New(Deps{Config: cfg, Pool: db.Pool, Log: log, UI: opt.UI, Version: opt.Version, Identity: ident, Engine: eng,
 		Rates: &rates.Runner{Queue: queue, Wait: RateSyncWait}, Imports: importer, Recon: reconciler})
+	if err := CheckRouteScreens(ctx, db.Pool, log); err != nil {
+		return err
+	}
 
 	serveErr := make(chan error, 1)
 	go func() {
@@ -220,9 +237,10 @@ const RateSyncWait = 30 * time.Second
 // startQueue starts the job queue (riverqueue/river on PostgreSQL) with the
 // product's workers: every instance takes jobs, so long work neither blocks
 // a request nor dies with it.
-func startQueue(ctx context.Context, pool *pgxpool.Pool, importer *imports.Service, syncer *rates.Syncer, reconciler *recon.Service,
-	log *slog.Logger) (*river.Client[pgx.Tx], error) {
+func startQueue(ctx context.Context, pool *pgxpool.Pool, importer *imports.Service, syncer *rates.Syncer, sender *mail.Sender,
+	reconciler *recon.Service, log *slog.Logger) (*river.Client[pgx.Tx], error) {
 	workers := river.NewWorkers()
+	river.AddWorker(workers, &mail.DeliverWorker{Sender: sender})
 	river.AddWorker(workers, &imports.ImportWorker{Service: importer})
 	river.AddWorker(workers, &imports.ReprocessWorker{Pool: pool, Log: log})
 	river.AddWorker(workers, &rates.SyncWorker{Syncer: syncer})
@@ -235,6 +253,8 @@ func startQueue(ctx context.Context, pool *pgxpool.Pool, importer *imports.Servi
 			recon.Queue: {MaxWorkers: 2}},
 		Workers: workers,
 		Logger:  log.With("component", "jobs"),
+		// A job whose worker died (a crash mid-import) runs again after minutes.
+		RescueStuckJobsAfter: imports.RescueStuckJobsAfter,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("job queue: %w", err)
@@ -251,7 +271,11 @@ func openReadPool(ctx context.Context, cfg Config) (*pgxpool.Pool, error) {
 	if cfg.ReadDatabaseURL == "" {
 		return nil, nil
 	}
-	pool, err := pgxpool.New(ctx, cfg.ReadDatabaseURL)
+	pcfg, err := PoolConfig(cfg.ReadDatabaseURL, cfg)
+	var pool *pgxpool.Pool
+	if err == nil {
+		pool, err = pgxpool.NewWithConfig(ctx, pcfg)
+	}
 	if err == nil {
 		pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		err = pool.Ping(pctx)

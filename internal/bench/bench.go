@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"ledgerdesk/migrations"
+	"ledgerdesk/server"
 )
 
 // Database is the benchmark's own database on the same server: created and
@@ -25,13 +26,15 @@ import (
 const Database = "ledgerdesk_bench"
 
 // Open connects to the benchmark database next to the one at dbURL.
-func Open(ctx context.Context, dbURL string, out io.Writer) (*pgxpool.Pool, string, error) {
-	return OpenNamed(ctx, dbURL, Database, out)
+// The pool is set up as the server's (server.PoolConfig: DB_MAX_CONNS), so
+// the figures describe the product as it runs.
+func Open(ctx context.Context, dbURL string, scfg server.Config, out io.Writer) (*pgxpool.Pool, string, error) {
+	return OpenNamed(ctx, dbURL, Database, scfg, out)
 }
 
 // OpenNamed connects to the benchmark database name next to the one at
 // dbURL, creating and migrating it first when needed.
-func OpenNamed(ctx context.Context, dbURL, name string, out io.Writer) (*pgxpool.Pool, string, error) {
+func OpenNamed(ctx context.Context, dbURL, name string, scfg server.Config, out io.Writer) (*pgxpool.Pool, string, error) {
 	admin, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
 		return nil, "", err
@@ -49,11 +52,10 @@ func OpenNamed(ctx context.Context, dbURL, name string, out io.Writer) (*pgxpool
 		return nil, "", err
 	}
 	u.Path = "/" + name
-	cfg, err := pgxpool.ParseConfig(u.String())
+	cfg, err := server.PoolConfig(u.String(), scfg)
 	if err != nil {
 		return nil, "", err
 	}
-	cfg.MaxConns = 16
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, "", err

@@ -15,6 +15,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/server"
 )
 
 // exportColumns is the 50-column layout of the export benchmark: the mix of
@@ -102,8 +103,8 @@ func peak(fn func() error) (time.Duration, uint64, error) {
 
 // Export runs the export benchmark: the engine's XLSX and CSV export of the
 // table against a bare excelize StreamWriter over the same rows.
-func Export(ctx context.Context, dbURL string, rows int, out io.Writer) error {
-	pool, _, err := Open(ctx, dbURL, out)
+func Export(ctx context.Context, dbURL string, cfg server.Config, rows int, out io.Writer) error {
+	pool, _, err := Open(ctx, dbURL, cfg, out)
 	if err != nil {
 		return err
 	}

@@ -82,8 +82,8 @@ func seedBank(ctx context.Context, pool *pgxpool.Pool, n int, out io.Writer) err
 }
 
 // Grid runs the grid benchmark against the database at dbURL.
-func Grid(ctx context.Context, dbURL string, o GridOptions, out io.Writer, md *engine.Metadata) error {
-	pool, benchURL, err := Open(ctx, dbURL, out)
+func Grid(ctx context.Context, dbURL string, cfg server.Config, o GridOptions, out io.Writer, md *engine.Metadata) error {
+	pool, benchURL, err := Open(ctx, dbURL, cfg, out)
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,6 @@ func Grid(ctx context.Context, dbURL string, o GridOptions, out io.Writer, md *e
 	pool.Exec(ctx, `update app_user set password_hash = $1 where username = 'admin'`, mustHash(password))
 	pool.Exec(ctx, `delete from login_attempt`)
 	eng := engine.New(engine.Options{Pool: pool, Metadata: md, Log: log})
-	cfg, _ := server.LoadConfig(func(string) string { return "" })
 	app := server.New(server.Deps{Config: cfg, Pool: pool, Log: log, Identity: ident, Engine: eng})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

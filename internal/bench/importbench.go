@@ -11,6 +11,7 @@ import (
 
 	"ledgerdesk/engine"
 	"ledgerdesk/screens/imports"
+	"ledgerdesk/server"
 )
 
 // transactionsCSV builds n card-transaction rows in the default layout.
@@ -48,8 +49,8 @@ func withNaturalKeys(file []byte) []byte {
 // Import measures loading card-transaction rows from CSV through the whole
 // import path (parse, validate, COPY into staging, move, extraction log)
 // against a bare COPY of the same file into a table without constraints.
-func Import(ctx context.Context, dbURL string, rows int, out io.Writer) error {
-	pool, _, err := Open(ctx, dbURL, out)
+func Import(ctx context.Context, dbURL string, cfg server.Config, rows int, out io.Writer) error {
+	pool, _, err := Open(ctx, dbURL, cfg, out)
 	if err != nil {
 		return err
 	}

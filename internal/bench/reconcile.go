@@ -29,9 +29,9 @@ const ReconcileDatabase = "ledgerdesk_bench_recon"
 
 // ReconcileOptions size the reconciliation benchmark.
 type ReconcileOptions struct {
-	Rows       int // tickets (1,000,000 for the DESIGN.md target); transactions and settlements follow
-	Iterations int // report requests per client
-	Clients    int // concurrent clients of the second report round
+	Rows       int    // tickets (1,000,000 for the DESIGN.md target); transactions and settlements follow
+	Iterations int    // report requests per client
+	Clients    int    // concurrent clients of the second report round
 	Database   string // default ReconcileDatabase
 }
 
@@ -120,11 +120,11 @@ var floorSQL = map[int]string{
 // Reconcile measures automatic reconciliation of each level against a bare
 // hash join of its two sides, and a report page of one month through the
 // API against the same SQL alone (DESIGN.md section 7).
-func Reconcile(ctx context.Context, dbURL string, o ReconcileOptions, out io.Writer, md *engine.Metadata) error {
+func Reconcile(ctx context.Context, dbURL string, scfg server.Config, o ReconcileOptions, out io.Writer, md *engine.Metadata) error {
 	if o.Database == "" {
 		o.Database = ReconcileDatabase
 	}
-	pool, _, err := OpenNamed(ctx, dbURL, o.Database, out)
+	pool, _, err := OpenNamed(ctx, dbURL, o.Database, scfg, out)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"ledgerdesk/engine"
 	"ledgerdesk/internal/pgtest"
+	"ledgerdesk/server"
 )
 
 // The reconciliation benchmark runs end to end at a small scale, so it
@@ -24,7 +25,11 @@ func TestReconcileBenchRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	err = Reconcile(context.Background(), pgtest.AdminURL(), ReconcileOptions{Rows: 3000, Iterations: 2, Clients: 2,
+	cfg, err := server.LoadConfig(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Reconcile(context.Background(), pgtest.AdminURL(), cfg, ReconcileOptions{Rows: 3000, Iterations: 2, Clients: 2,
 		Database: strings.TrimPrefix(u.Path, "/")}, &out, md)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())

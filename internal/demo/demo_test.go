@@ -84,13 +84,17 @@ func TestLoadThroughImports(t *testing.T) {
 	for table, want := range map[string]int{"ticket": len(set.Tickets), "card_transaction": len(set.Transactions),
 		"settlement": len(set.Settlements), "bank_booking": len(set.Bookings)} {
 		var n int
-		pool.QueryRow(context.Background(), "select count(*) from "+table).Scan(&n)
+		if err := pool.QueryRow(context.Background(), "select count(*) from "+table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
 		if n != want {
 			t.Errorf("%s: %d rows, want %d", table, n, want)
 		}
 	}
 	var mapped, usd int
-	pool.QueryRow(context.Background(), `select count(actor), count(amount_usd) from bank_booking`).Scan(&mapped, &usd)
+	if err := pool.QueryRow(context.Background(), `select count(actor), count(amount_usd) from bank_booking`).Scan(&mapped, &usd); err != nil {
+		t.Fatal(err)
+	}
 	if mapped != len(set.Bookings) || usd != len(set.Bookings) {
 		t.Errorf("processing: %d of %d bookings mapped to an actor, %d with USD amounts", mapped, len(set.Bookings), usd)
 	}

@@ -48,7 +48,9 @@ func TestStartCreatesUsesAndStops(t *testing.T) {
 		t.Fatalf("connect: %v", err)
 	}
 	var db string
-	conn.QueryRow(ctx, "select current_database()").Scan(&db)
+	if err := conn.QueryRow(ctx, "select current_database()").Scan(&db); err != nil {
+		t.Fatal(err)
+	}
 	conn.Close(ctx)
 	if db != Database {
 		t.Errorf("database %q, want %q", db, Database)

@@ -200,17 +200,16 @@ func (s *Service) submit(ctx context.Context, u Upload, enqueue bool) (*File, er
 
 	var id int64
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// One upload of the same content at a time decides whether it is a duplicate.
+		if _, err := tx.Exec(ctx, `select pg_advisory_xact_lock(hashtextextended($1, 0))`, "import_file:"+string(u.Kind)+":"+hash); err != nil {
+			return err
+		}
 		if dup := duplicateOf(ctx, tx, u.Kind, hash); dup != nil {
 			return dup
 		}
 		err := tx.QueryRow(ctx, `insert into import_file (kind, file_name, format, descriptor, sha256, size_bytes, content, created_by, created_on)
 			values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning id`,
 			u.Kind, name, format, d.Name, hash, len(u.Content), u.Content, actor, s.now()).Scan(&id)
-		if engine.ErrorCode(err) == engine.CodeConflict { // a concurrent upload of the same content won
-			if dup := duplicateOf(ctx, tx, u.Kind, hash); dup != nil {
-				return dup
-			}
-		}
 		if err != nil {
 			return err
 		}
@@ -231,11 +230,14 @@ func (s *Service) submit(ctx context.Context, u Upload, enqueue bool) (*File, er
 	return s.Get(ctx, id)
 }
 
+// duplicateOf refuses content already imported, or queued to be. A running
+// import is not a duplicate (it may have been cut off by a crash and be
+// waiting for the queue's rescue), nor a failed one.
 func duplicateOf(ctx context.Context, tx pgx.Tx, kind Kind, hash string) error {
 	var id int64
 	var when time.Time
 	var name string
-	err := tx.QueryRow(ctx, `select id, created_on, file_name from import_file where kind = $1 and sha256 = $2 and status <> 'failed' order by id limit 1`,
+	err := tx.QueryRow(ctx, `select id, created_on, file_name from import_file where kind = $1 and sha256 = $2 and status in ('queued', 'succeeded') order by id limit 1`,
 		kind, hash).Scan(&id, &when, &name)
 	if err != nil {
 		return nil
@@ -597,38 +599,18 @@ func (c *chanSource) Next() bool {
 func (c *chanSource) Values() ([]any, error) { return c.cur, nil }
 func (c *chanSource) Err() error             { return nil }
 
-// ProcessBank enriches bank bookings into the processed bank-final record:
-// in/out by sign; actor, recon mapping, provider and the distribution flags
-// from the first transaction provider (by priority) whose recon mapping
-// occurs in the booking text; the USD rate of the booking currency on the
-// booked date, else the latest earlier one, and the amounts in USD. Manual
-// overrides stay: a row edited by hand keeps its exchange rate and USD
-// amount, and the manual provider, creditor and comments are never touched.
-// importID limits it to one file; nil processes every booking (reprocess).
+// ProcessBank enriches bank bookings into the processed bank-final record
+// (the database function bank_booking_process, migration 00010, which the
+// inline edit's recomputation shares): in/out by sign; actor, recon mapping,
+// provider and the distribution flags from the first transaction provider (by
+// priority) whose recon mapping occurs literally in the booking text; the USD
+// rate of the booking currency on the booked date, else the latest earlier one,
+// and the amounts in USD. Manual overrides stay, each on its own: a rate or a
+// USD amount set by hand is kept, and the manual provider, creditor and
+// comments are never touched. importID limits it to one file; nil processes
+// every booking (reprocess).
 func ProcessBank(ctx context.Context, tx pgx.Tx, importID *int64) error {
-	_, err := tx.Exec(ctx, `
-		update bank_booking b set
-			in_or_out = case when b.amount_local >= 0 then 'IN' else 'OUT' end,
-			actor = p.trans, recon_mapping = p.recon_mapping, provider = p.providers,
-			dist_rvn_settle = p.distr_rvn_settle, distr_driver = p.distr_driver, affects_balance = p.affects_balance,
-			reconcile_local_currency = b.currency,
-			reco_amount_in_local_currency = b.amount_local,
-			exchange_rate = case when b.is_modified and b.exchange_rate is not null then b.exchange_rate else r.usd end,
-			amount_usd = case when b.is_modified and b.amount_usd is not null then b.amount_usd else round(b.amount_local * r.usd, 2) end,
-			in_usd = case when b.amount_local >= 0 then coalesce(case when b.is_modified then b.amount_usd end, round(b.amount_local * r.usd, 2)) end,
-			out_usd = case when b.amount_local < 0 then coalesce(case when b.is_modified then b.amount_usd end, round(b.amount_local * r.usd, 2)) end,
-			status = 'Processed'
-		from bank_booking src
-		left join lateral (
-			select tp.trans, tp.recon_mapping, tp.providers, tp.distr_rvn_settle, tp.distr_driver, tp.affects_balance
-			from transaction_provider tp
-			where tp.recon_mapping is not null and tp.recon_mapping <> '' and src.text ilike '%' || tp.recon_mapping || '%'
-			order by tp.priority nulls last, tp.id limit 1) p on true
-		left join lateral (
-			select cer.usd from currency_exchange_rate cer
-			where cer.code = src.currency and cer.exchange_rate_on <= src.booked_date
-			order by cer.exchange_rate_on desc limit 1) r on true
-		where b.id = src.id and ($1::bigint is null or src.import_file_id = $1)`, importID)
+	_, err := tx.Exec(ctx, `select bank_booking_process($1, null)`, importID)
 	return err
 }
 
@@ -679,8 +661,18 @@ func (s *Service) giveUp(ctx context.Context, id int64, tries int, cause error) 
 		engine.Unavailable("%s could not be loaded after %d tries: %s. Nothing was loaded; upload it again.", name, tries, engine.MessageOf(cause)))
 }
 
-// Timeout: a million-row file takes a while.
-func (w *ImportWorker) Timeout(*river.Job[ImportArgs]) time.Duration { return 30 * time.Minute }
+// RescueStuckJobsAfter is when the job queue takes a job whose worker went
+// away (a crash, a kill) as stuck and runs it again: minutes, not river's
+// default hour, so an import cut off by a crash finishes soon after.
+const RescueStuckJobsAfter = 10 * time.Minute
+
+// ImportTimeout bounds one try of an import (a million-row file takes
+// seconds); below RescueStuckJobsAfter, so a slow import is never rescued,
+// and run twice, while it is still working.
+const ImportTimeout = 8 * time.Minute
+
+// Timeout of one try.
+func (w *ImportWorker) Timeout(*river.Job[ImportArgs]) time.Duration { return ImportTimeout }
 
 // ReprocessArgs is the job that processes every bank booking again.
 type ReprocessArgs struct{}

@@ -64,7 +64,9 @@ func (l *loader) load(t *testing.T, kind Kind, name string, content []byte, layo
 		t.Fatalf("submitted status %s", f.Status)
 	}
 	var jobs int
-	l.pool.QueryRow(context.Background(), `select count(*) from river_job where kind = 'import_file' and (args->>'importId')::bigint = $1`, f.ImportID).Scan(&jobs)
+	if err := l.pool.QueryRow(context.Background(), `select count(*) from river_job where kind = 'import_file' and (args->>'importId')::bigint = $1`, f.ImportID).Scan(&jobs); err != nil {
+		t.Fatal(err)
+	}
 	if jobs != 1 {
 		t.Fatalf("%d jobs queued for import %d", jobs, f.ImportID)
 	}
@@ -120,7 +122,9 @@ func TestLoadEveryKind(t *testing.T) {
 				t.Error("nothing loaded")
 			}
 			var status, desc string
-			l.pool.QueryRow(context.Background(), `select status, description from extraction_log where id = $1`, f.ExtractionLogID).Scan(&status, &desc)
+			if err := l.pool.QueryRow(context.Background(), `select status, description from extraction_log where id = $1`, f.ExtractionLogID).Scan(&status, &desc); err != nil {
+				t.Fatal(err)
+			}
 			if status != "Success" || !strings.Contains(desc, tt.file) {
 				t.Errorf("extraction log %q %q", status, desc)
 			}
@@ -167,7 +171,9 @@ func TestOverlapIsReportedNotDuplicated(t *testing.T) {
 		"SE4550000000058398257466,2026-11-05,2026-11-05,Card fee,-10.00,SEK,ARCH-0005,5,\n"
 	f = l.load(t, Bank, "twice.csv", []byte(twice), "")
 	var description string
-	l.pool.QueryRow(context.Background(), `select description from extraction_log where id = $1`, *f.ExtractionLogID).Scan(&description)
+	if err := l.pool.QueryRow(context.Background(), `select description from extraction_log where id = $1`, *f.ExtractionLogID).Scan(&description); err != nil {
+		t.Fatal(err)
+	}
 	want := "twice.csv: 3 rows read, 1 loaded, 1 repeated within the file (same identifying fields, loaded once), 1 already present from earlier files"
 	if f.RowsLoaded != 1 || f.RowsOverlap != 2 || description != want {
 		t.Errorf("loaded %d overlap %d, log %q\nwant %q", f.RowsLoaded, f.RowsOverlap, description, want)
@@ -201,7 +207,9 @@ func TestBadFilesLoadNothing(t *testing.T) {
 			}
 			var status string
 			var errText *string
-			l.pool.QueryRow(context.Background(), `select status, error_description from extraction_log where id = $1`, f.ExtractionLogID).Scan(&status, &errText)
+			if err := l.pool.QueryRow(context.Background(), `select status, error_description from extraction_log where id = $1`, f.ExtractionLogID).Scan(&status, &errText); err != nil {
+				t.Fatal(err)
+			}
 			if status != "Failed" || errText == nil {
 				t.Errorf("extraction log %q %v", status, errText)
 			}
@@ -262,8 +270,10 @@ func TestBankProcessing(t *testing.T) {
 	}
 	get := func(ref string) row {
 		var r row
-		l.pool.QueryRow(context.Background(), `select actor, provider, in_or_out, dist_rvn_settle, exchange_rate::float8, amount_usd::float8
-			from bank_booking where text ilike $1`, ref).Scan(&r.actor, &r.provider, &r.inOut, &r.distr, &r.rate, &r.usd)
+		if err := l.pool.QueryRow(context.Background(), `select actor, provider, in_or_out, dist_rvn_settle, exchange_rate::float8, amount_usd::float8
+			from bank_booking where text ilike $1`, ref).Scan(&r.actor, &r.provider, &r.inOut, &r.distr, &r.rate, &r.usd); err != nil {
+			t.Fatalf("booking %s: %v", ref, err)
+		}
 		return r
 	}
 	payout := get("NUVEI%")
@@ -279,7 +289,7 @@ func TestBankProcessing(t *testing.T) {
 	}
 
 	// A manual rate survives reprocessing; the rest is recomputed.
-	exec(`update bank_booking set exchange_rate = 0.2, amount_usd = 5000, is_modified = true, comments = 'checked' where text ilike 'NUVEI%'`)
+	exec(`update bank_booking set exchange_rate = 0.2, amount_usd = 5000, exchange_rate_manual = true, amount_usd_manual = true, comments = 'checked' where text ilike 'NUVEI%'`)
 	exec(`update currency_exchange_rate set usd = 0.0990 where exchange_rate_on = '2026-10-30'`)
 	err := pgx.BeginFunc(context.Background(), l.pool, func(tx pgx.Tx) error { return ProcessBank(context.Background(), tx, nil) })
 	if err != nil {
@@ -307,9 +317,7 @@ func TestReprocessFailureIsLogged(t *testing.T) {
 	l := newLoader(t)
 	w := &ReprocessWorker{Pool: l.pool, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	failed := func() int {
-		var n int
-		l.pool.QueryRow(context.Background(), `select count(*) from extraction_log where module = 'Bank' and status = 'Failed'`).Scan(&n)
-		return n
+		return l.count(t, `select count(*) from extraction_log where module = 'Bank' and status = 'Failed'`)
 	}
 	stopped, cancel := context.WithCancel(context.Background())
 	cancel() // the work cannot reach the database
@@ -332,7 +340,9 @@ func TestReprocessFailureIsLogged(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ok int
-	l.pool.QueryRow(context.Background(), `select count(*) from extraction_log where module = 'Bank' and status = 'Success'`).Scan(&ok)
+	if err := l.pool.QueryRow(context.Background(), `select count(*) from extraction_log where module = 'Bank' and status = 'Success'`).Scan(&ok); err != nil {
+		t.Fatal(err)
+	}
 	if ok != 1 {
 		t.Errorf("%d Success rows after a good run", ok)
 	}

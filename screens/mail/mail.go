@@ -2,11 +2,15 @@
 // codes) by email over SMTP, or, when no SMTP server or mobile provider is
 // configured, into the mail_outbox table, where `ledgerdesk outbox` shows
 // them. Delivery runs in the background so that a slow mail server never
-// slows a request, nor makes a known address answer slower than an unknown one.
+// slows a request, nor makes a known address answer slower than an unknown one:
+// each message is a row of mail_outbox and a job of the queue (river), so a
+// restart or a mail server down for a while delays it, with retries, but never
+// loses it, and `ledgerdesk outbox` shows where each one stands.
 package mail
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -14,7 +18,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
 	gomail "github.com/wneessen/go-mail"
 )
 
@@ -39,20 +45,38 @@ type Transport interface {
 }
 
 // Sender routes messages to a transport by channel and delivers them in the
-// background. Wait blocks until every queued delivery has finished.
+// background. With a job queue (SetQueue; the server has one) every message
+// is a mail_outbox row and a delivery job with retries; without one (tests,
+// tools) it is delivered by a goroutine, and Wait blocks until those are done.
 type Sender struct {
 	Email  Transport
 	Mobile Transport
 	Log    *slog.Logger
+	Pool   *pgxpool.Pool // where queued messages are kept (with a queue)
 	wg     sync.WaitGroup
+	queue  *river.Client[pgx.Tx]
 }
 
-// Send queues m for delivery and returns at once.
-func (s *Sender) Send(m Message) {
-	t := s.Email
-	if m.Channel == Mobile {
-		t = s.Mobile
+// SetQueue makes every later message a delivery job of q (on Pool).
+func (s *Sender) SetQueue(q *river.Client[pgx.Tx]) { s.queue = q }
+
+func (s *Sender) transport(channel string) Transport {
+	if channel == Mobile {
+		return s.Mobile
 	}
+	return s.Email
+}
+
+// Send queues m for delivery and returns at once (after one insert when
+// there is a job queue).
+func (s *Sender) Send(m Message) {
+	if s.queue != nil && s.Pool != nil {
+		if err := s.enqueue(m); err != nil {
+			s.Log.Error("message not queued", "channel", m.Channel, "to", m.To, "subject", m.Subject, "err", err)
+		}
+		return
+	}
+	t := s.transport(m.Channel)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -67,12 +91,93 @@ func (s *Sender) Send(m Message) {
 // Wait blocks until queued deliveries are done (shutdown, tests).
 func (s *Sender) Wait() { s.wg.Wait() }
 
+// enqueue keeps m in the outbox as queued and adds its delivery job, in one
+// transaction: either both are there or neither.
+func (s *Sender) enqueue(m Message) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+		var id int64
+		if err := tx.QueryRow(ctx, `insert into mail_outbox (channel, recipient, subject, body, state) values ($1, $2, $3, $4, 'queued') returning id`,
+			m.Channel, m.To, m.Subject, m.Body).Scan(&id); err != nil {
+			return err
+		}
+		_, err := s.queue.InsertTx(ctx, tx, DeliverArgs{OutboxID: id}, nil)
+		return err
+	})
+}
+
+// DeliverArgs is the job that delivers one queued message of the outbox.
+type DeliverArgs struct {
+	OutboxID int64 `json:"outboxId"`
+}
+
+// Kind names the job for the queue.
+func (DeliverArgs) Kind() string { return "mail_deliver" }
+
+// DeliverAttempts: with the queue's backoff (attempt^4 seconds) the tries
+// span about eleven hours, so a mail server down for a while loses nothing.
+const DeliverAttempts = 12
+
+// InsertOpts: retries on their own queue's default.
+func (DeliverArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: DeliverAttempts}
+}
+
+// DeliverWorker delivers queued messages through the sender's transports.
+type DeliverWorker struct {
+	river.WorkerDefaults[DeliverArgs]
+	Sender *Sender
+}
+
+// Work delivers one message: through SMTP (state sent, the body is then not
+// kept: it holds a code), or, without a delivery configured, it stays in the
+// outbox (state kept). A failed try is written to the row and retried; after
+// the last one the row says failed.
+func (w *DeliverWorker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
+	s := w.Sender
+	var m Message
+	var state string
+	err := s.Pool.QueryRow(ctx, `select channel, recipient, subject, body, state from mail_outbox where id = $1`, job.Args.OutboxID).
+		Scan(&m.Channel, &m.To, &m.Subject, &m.Body, &state)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && state != "queued") {
+		return nil // gone, or delivered by an earlier try
+	}
+	if err != nil {
+		return err
+	}
+	t := s.transport(m.Channel)
+	if _, ok := t.(*Outbox); ok {
+		_, err := s.Pool.Exec(ctx, `update mail_outbox set state = 'kept', attempts = $2 where id = $1`, job.Args.OutboxID, job.Attempt)
+		if err == nil {
+			s.Log.Info("message in the outbox (no delivery configured); read it with `ledgerdesk outbox`",
+				"outbox_id", job.Args.OutboxID, "channel", m.Channel, "to", m.To, "subject", m.Subject)
+		}
+		return err
+	}
+	if deliverErr := t.Deliver(ctx, m); deliverErr != nil {
+		state := "queued"
+		if job.Attempt >= job.MaxAttempts {
+			state = "failed"
+		}
+		s.Log.Warn("message not delivered", "outbox_id", job.Args.OutboxID, "attempt", job.Attempt, "of", job.MaxAttempts, "err", deliverErr)
+		if _, err := s.Pool.Exec(context.WithoutCancel(ctx), `update mail_outbox set state = $2, attempts = $3, last_error = $4 where id = $1`,
+			job.Args.OutboxID, state, job.Attempt, deliverErr.Error()); err != nil {
+			return errors.Join(deliverErr, err)
+		}
+		return deliverErr
+	}
+	_, err = s.Pool.Exec(context.WithoutCancel(ctx), `update mail_outbox set state = 'sent', attempts = $2, last_error = null, delivered_on = now(),
+		body = '(delivered; not kept)' where id = $1`, job.Args.OutboxID, job.Attempt)
+	return err
+}
+
 // New builds the sender for the configuration: SMTP for email when smtpURL is
 // set, the outbox otherwise; mobile messages go to the outbox until a
 // provider is configured.
 func New(smtpURL, from string, pool *pgxpool.Pool, log *slog.Logger) (*Sender, error) {
 	outbox := &Outbox{Pool: pool, Log: log}
-	s := &Sender{Email: outbox, Mobile: outbox, Log: log}
+	s := &Sender{Email: outbox, Mobile: outbox, Log: log, Pool: pool}
 	if smtpURL != "" {
 		smtp, err := NewSMTP(smtpURL, from)
 		if err != nil {

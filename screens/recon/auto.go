@@ -352,8 +352,12 @@ func (s *Service) execute(ctx context.Context, runID int64, l *Level) error {
 		if err := tx.QueryRow(ctx, l.rightUnmatched).Scan(&right); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `update recon_run set status = 'succeeded', finished_on = clock_timestamp(), matched = $2, partial = $3,
-			left_unmatched = $4, right_unmatched = $5 where id = $1`, runID, m.matched, m.partial, left, right)
+		if _, err := tx.Exec(ctx, `update recon_run set status = 'succeeded', finished_on = clock_timestamp(), matched = $2, partial = $3,
+			left_unmatched = $4, right_unmatched = $5 where id = $1`, runID, m.matched, m.partial, left, right); err != nil {
+			return err
+		}
+		// A run can add a million matches: the reports' plans need to know.
+		_, err = tx.Exec(ctx, `analyze recon_match`)
 		return err
 	})
 }

@@ -86,6 +86,9 @@ func (f *Filters) Check() error {
 	}
 	f.Currency = clean(f.Currency)
 	f.Provider = clean(f.Provider)
+	for i, p := range f.Provider { // providers are compared ignoring case
+		f.Provider[i] = strings.ToLower(p)
+	}
 	for _, c := range f.Currency {
 		if len(c) != 3 {
 			return engine.Invalid("currency", "A currency is a three-letter code, not %q.", c).With("recon.currencyCode", "value", c)

@@ -30,26 +30,26 @@ var sideSQL = map[string]string{
 			x.provider_actor as "ProviderActor"
 		from filter f, card_transaction x
 		where not x.is_manual_adjust and x.processing_date between f.from_date and f.to_date and (f.currencies is null or x.currency = any (f.currencies))
-		  and (f.providers is null or x.provider_actor = any (f.providers)) and (f.ticket is null or x.client_unique_id = f.ticket)
+		  and (f.providers is null or lower(x.provider_actor) = any (f.providers)) and (f.ticket is null or x.client_unique_id = f.ticket)
 		  and not exists (select 1 from recon_match m where m.level = 1 and m.right_id = x.id and m.undone_on is null)`,
 	"transaction2": `select x.id, x.client_unique_id as "ClientUniqueID", x.processing_date as "ProcessingDate", x.acquiring_bank as "AcquiringBank",
 			x.currency, x.transaction_amount as "TransactionAmount", x.transaction_type as "TransactionType", x.provider_actor as "ProviderActor"
 		from filter f, card_transaction x
 		where not x.is_manual_adjust and x.processing_date between f.from_date and f.to_date and (f.currencies is null or x.currency = any (f.currencies))
-		  and (f.providers is null or x.provider_actor = any (f.providers)) and (f.ticket is null or x.client_unique_id = f.ticket)
+		  and (f.providers is null or lower(x.provider_actor) = any (f.providers)) and (f.ticket is null or x.client_unique_id = f.ticket)
 		  and not exists (select 1 from recon_match m where m.level = 2 and m.left_id = x.id and m.undone_on is null)`,
 	"settlement": `select s.id, s.client_unique_id as "ClientUniqueID", s.settlement_date as "SettlementDate", s.acquirer_bank as "AcquirerBank",
 			s.settlement_currency as "SettlementCurrency", s.settlement_net as "SettlementNet", s.gross_amount as "GrossAmount",
 			s.payout_id as "PayoutID", s.provider_actor as "ProviderActor"
 		from filter f, settlement s
 		where s.settlement_date between f.from_date and f.to_date and (f.currencies is null or s.settlement_currency = any (f.currencies))
-		  and (f.providers is null or s.provider_actor = any (f.providers)) and (f.ticket is null or s.client_unique_id = f.ticket)
+		  and (f.providers is null or lower(s.provider_actor) = any (f.providers)) and (f.ticket is null or s.client_unique_id = f.ticket)
 		  and not exists (select 1 from recon_match m where m.level = 2 and m.right_id = s.id and m.undone_on is null)`,
 	"payout": `select p.id, p.payout_key as "PayoutID", p.total_net as "SettlementAmount", p.currency as "SettlementCurrency",
 			p.latest_date as "SettlementSummaryDate", p.provider_actor as "ProviderActor", p.settlement_count as "SettlementCount"
 		from filter f, payout p
 		where p.latest_date between f.from_date and f.to_date and (f.currencies is null or p.currency = any (f.currencies))
-		  and (f.providers is null or p.provider_actor = any (f.providers))
+		  and (f.providers is null or lower(p.provider_actor) = any (f.providers))
 		  and not exists (select 1 from recon_match m where m.level = 3 and m.left_id = p.id and m.undone_on is null)`,
 	"bank booking": `select b.id, b.bank_account as "BankAccount", coalesce(b.reco_amount_in_local_currency, b.amount_local) as "ReconciliationAmountLocal",
 			b.bank_charges_in_local as "Charges", b.currency as "Currency", b.booked_date as "BookedDate",

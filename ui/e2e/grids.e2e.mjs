@@ -181,6 +181,63 @@ async function main() {
       assert(body.PageNumber === 100 && body.PageSize === 100, `paging ${body.PageNumber}/${body.PageSize}`);
     });
 
+    await check('an inline edit answered after the user paged changes nothing on the new page; the next edit saves its own row', async () => {
+      await openScreen(page, 'ras-settings', 'VW_TblMasterCountry');
+      await filterBy(page, 'CountryName', 'Bulk ');
+      const grid = byTestId(page, 'grid-VW_TblMasterCountry');
+      const col = await columnIndex(page, 'VW_TblMasterCountry', 'CountryName');
+      // The save reaches the server at once; its answer is held until the user has paged.
+      let release;
+      const held = new Promise((resolve) => { release = resolve; });
+      let saved;
+      const reachedServer = new Promise((resolve) => { saved = resolve; });
+      const slowSave = async (route) => {
+        if (route.request().method() !== 'PUT') return route.continue();
+        const response = await route.fetch();
+        saved();
+        await held;
+        return route.fulfill({ response });
+      };
+      await page.route('**/api/grid/row', slowSave);
+      try {
+        await cellIn(page, 'VW_TblMasterCountry', 'Bulk 000', col).dblclick();
+        await byTestId(page, 'editor-CountryName').fill('Bulk 000 renamed');
+        await byTestId(page, 'editor-CountryName').press('Enter');
+        await reachedServer;
+        // "Please wait" covers the page while the save is pending; the keyboard still pages.
+        await byTestId(page, 'grid-pager').locator('.p-paginator-next').focus();
+        await afterGrid(page, () => page.keyboard.press('Enter'));
+        await grid.locator('.rdg-row', { hasText: 'Bulk 100' }).waitFor();
+        const answered = page.waitForResponse((r) => r.url().endsWith('/api/grid/row') && r.request().method() === 'PUT');
+        release();
+        await (await answered).finished();
+        // Two frames: the answer's promise chain has run and React has drawn what it did.
+        await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      } finally {
+        await page.unroute('**/api/grid/row', slowSave);
+      }
+      // The late answer was for page 1: the first row of page 2 is still Bulk 100 ...
+      const first = grid.locator('.rdg-row').first().locator(`.rdg-cell[aria-colindex="${col}"]`);
+      assert((await first.textContent()) === 'Bulk 100', `first row of page 2 shows ${await first.textContent()}`);
+      // ... and editing it saves Bulk 100, not the row of page 1.
+      await first.dblclick();
+      await byTestId(page, 'editor-CountryName').fill('Bulk 100 renamed');
+      const [response] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/grid/row') && r.request().method() === 'PUT'),
+        byTestId(page, 'editor-CountryName').press('Enter'),
+      ]);
+      assert(response.status() === 200, `second edit answered ${response.status()}: ${await response.text()}`);
+      const names = await page.evaluate(async () => {
+        const answer = await fetch('/api/grid', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${localStorage.getItem('token')}` },
+          body: JSON.stringify({ ViewName: 'VW_TblMasterCountry', PageSize: 10, PageNumber: 0, Filters: [{ field: 'CountryName', op: 'contains', value: 'renamed' }], SortField: 'CountryName', SortOrder: 'asc' }),
+        });
+        return (await answer.json()).data.dataList.map((row) => row.CountryName);
+      });
+      assert(JSON.stringify(names) === JSON.stringify(['Bulk 000 renamed', 'Bulk 100 renamed']), `renamed rows ${JSON.stringify(names)}`);
+    });
+
     const provider = `Prov ${suffix}`;
     await check('bank settings: title TBA Settings, add an actor on the Actors tab', async () => {
       await openScreen(page, 'bank-settings', 'VW_TransactionProviders');
@@ -231,7 +288,7 @@ async function main() {
       ]);
       assert(response.status() === 201, `POST answered ${response.status()}: ${await response.text()}`);
       const sent = JSON.parse(response.request().postData());
-      assert(sent.providerName === provider && sent.transactionType === 2, `sent ${JSON.stringify(sent)}`);
+      assert(sent.providerName === provider && sent.transactionType === 2 && sent.amountThreshold === '1.5', `sent ${JSON.stringify(sent)}`);
       const id = (await response.json()).data.Id;
       await dialog.waitFor({ state: 'detached' });
       const row = byTestId(page, 'grid-VW_ConfigSettings').locator('.rdg-row', { hasText: provider });

@@ -8,6 +8,7 @@ import { Navigate, type RouteObject } from 'react-router-dom';
 import { RootShell } from './shell/RootShell';
 import { DashboardShell } from './shell/DashboardShell';
 import { RequireAuth, RequireScreen } from './auth/guards';
+import { RequireMetadataScreen } from './engine/RequireMetadataScreen';
 
 const LoginScreen = lazy(() => import('./screens/login/LoginScreen'));
 const ForgotPasswordScreen = lazy(() => import('./screens/forgot-password/ForgotPasswordScreen'));
@@ -22,7 +23,11 @@ const RoutedMetadataScreen = lazy(() => import('./engine/MetadataScreen').then((
 
 export interface DashboardRoute {
   path: string;
-  screenId: number;
+  /**
+   * The screen id the guard checks. Metadata screens have none here: their id is the
+   * `screen:` of views.yaml, which the server checks when the screen's metadata is loaded.
+   */
+  screenId?: number;
   titleKey: string;
   element?: ReactNode;
 }
@@ -48,18 +53,18 @@ export const SCREEN_IDS = {
 export const DASHBOARD_ROUTES: DashboardRoute[] = [
   { path: 'home', screenId: SCREEN_IDS.home, titleKey: 'screens.home.title' },
   { path: 'financialdocument', screenId: SCREEN_IDS.financialDocument, titleKey: 'screens.financialDocument.title', element: <DataImportScreen /> },
-  { path: 'userslist', screenId: SCREEN_IDS.usersList, titleKey: 'screens.usersList.title', element: <MetadataScreen route="userslist" titleKey="screens.usersList.title" /> },
+  { path: 'userslist', titleKey: 'screens.usersList.title', element: <MetadataScreen route="userslist" titleKey="screens.usersList.title" /> },
   { path: 'users/add', screenId: SCREEN_IDS.userEdit, titleKey: 'screens.userAdd.title', element: <UserFormScreen /> },
   { path: 'users/edit/:id', screenId: SCREEN_IDS.userEdit, titleKey: 'screens.userEdit.title', element: <UserFormScreen /> },
-  { path: 'roleslist', screenId: SCREEN_IDS.rolesList, titleKey: 'screens.rolesList.title', element: <MetadataScreen route="roleslist" titleKey="screens.rolesList.title" /> },
+  { path: 'roleslist', titleKey: 'screens.rolesList.title', element: <MetadataScreen route="roleslist" titleKey="screens.rolesList.title" /> },
   { path: 'roles/add', screenId: SCREEN_IDS.roleEdit, titleKey: 'screens.roleAdd.title', element: <RoleFormScreen /> },
   { path: 'roles/edit/:id', screenId: SCREEN_IDS.roleEdit, titleKey: 'screens.roleEdit.title', element: <RoleFormScreen /> },
-  { path: 'csvprocessed', screenId: SCREEN_IDS.csvProcessed, titleKey: 'screens.csvProcessed.title', element: <MetadataScreen route="csvprocessed" titleKey="screens.csvProcessed.title" /> },
-  { path: 'bank-settings', screenId: SCREEN_IDS.bankSettings, titleKey: 'screens.bankSettings.title', element: <MetadataScreen route="bank-settings" titleKey="screens.bankSettings.title" /> },
-  { path: 'cera-settings', screenId: SCREEN_IDS.ceraSettings, titleKey: 'screens.ceraSettings.title', element: <MetadataScreen route="cera-settings" titleKey="screens.ceraSettings.title" /> },
-  { path: 'ras-settings', screenId: SCREEN_IDS.rasSettings, titleKey: 'screens.rasSettings.title', element: <MetadataScreen route="ras-settings" titleKey="screens.rasSettings.title" /> },
-  { path: 'config-settings', screenId: SCREEN_IDS.configSettings, titleKey: 'screens.configSettings.title', element: <MetadataScreen route="config-settings" titleKey="screens.configSettings.title" /> },
-  { path: 'extraction-logs', screenId: SCREEN_IDS.extractionLogs, titleKey: 'screens.extractionLogs.title', element: <MetadataScreen route="extraction-logs" titleKey="screens.extractionLogs.title" /> },
+  { path: 'csvprocessed', titleKey: 'screens.csvProcessed.title', element: <MetadataScreen route="csvprocessed" titleKey="screens.csvProcessed.title" /> },
+  { path: 'bank-settings', titleKey: 'screens.bankSettings.title', element: <MetadataScreen route="bank-settings" titleKey="screens.bankSettings.title" /> },
+  { path: 'cera-settings', titleKey: 'screens.ceraSettings.title', element: <MetadataScreen route="cera-settings" titleKey="screens.ceraSettings.title" /> },
+  { path: 'ras-settings', titleKey: 'screens.rasSettings.title', element: <MetadataScreen route="ras-settings" titleKey="screens.rasSettings.title" /> },
+  { path: 'config-settings', titleKey: 'screens.configSettings.title', element: <MetadataScreen route="config-settings" titleKey="screens.configSettings.title" /> },
+  { path: 'extraction-logs', titleKey: 'screens.extractionLogs.title', element: <MetadataScreen route="extraction-logs" titleKey="screens.extractionLogs.title" /> },
   { path: 'bank-settlement', screenId: SCREEN_IDS.bankSettlement, titleKey: 'screens.bankSettlement.title' },
   { path: 'reports', screenId: SCREEN_IDS.reports, titleKey: 'screens.reports.title' },
   { path: 'tasks', screenId: SCREEN_IDS.tasks, titleKey: 'screens.tasks.title', element: <TasksScreen /> },
@@ -84,11 +89,15 @@ export const appRoutes: RouteObject[] = [
           { index: true, element: <Navigate to="home" replace /> },
           ...DASHBOARD_ROUTES.map((route) => ({
             path: route.path,
-            element: (
-              <RequireScreen screenId={route.screenId}>
-                {route.element ?? <PlaceholderScreen key={route.path} titleKey={route.titleKey} />}
-              </RequireScreen>
-            ),
+            element:
+              route.screenId === undefined ? (
+                // A metadata screen: the metadata says (and the server checks) which screen id it is.
+                <RequireMetadataScreen route={route.path}>{route.element}</RequireMetadataScreen>
+              ) : (
+                <RequireScreen screenId={route.screenId}>
+                  {route.element ?? <PlaceholderScreen key={route.path} titleKey={route.titleKey} />}
+                </RequireScreen>
+              ),
           })),
           // Screens described only in views.yaml; the server checks their screen id.
           { path: 'screens/:route', element: <RoutedMetadataScreen /> },

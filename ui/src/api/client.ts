@@ -140,11 +140,11 @@ export async function apiRequest<T>(method: string, path: string, body?: unknown
  * A file from the API (exports): the same token and error handling as every call, with the
  * body as a blob and the file name from Content-Disposition.
  */
-export async function apiDownload(path: string, body: unknown, method = 'POST'): Promise<{ blob: Blob; disposition: string | null }> {
+export async function apiDownload(path: string, body: unknown, method = 'POST'): Promise<{ blob: Blob; disposition: string | null; headers: Headers }> {
   requestStarted();
   try {
     const response = await send(method, path, body);
-    return { blob: await response.blob(), disposition: response.headers.get('Content-Disposition') };
+    return { blob: await response.blob(), disposition: response.headers.get('Content-Disposition'), headers: response.headers };
   } finally {
     requestFinished();
   }

@@ -1,6 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { screen, waitFor } from '@testing-library/react';
+import { clearMetaCache } from '../engine/api';
+import { fail, mockApi, ok } from '../test/apiMock';
 import { locationOf, renderAt, seedSession } from '../test/helpers';
+
+/** The metadata screens the server says the roles grant, with the roles list's id as its metadata names it. */
+const granted = (rolesListId?: number) =>
+  ok(rolesListId === undefined ? [] : [{ route: 'roleslist', screen: rolesListId, title: 'screens.rolesList.title', tabs: [] }]);
+
+beforeEach(() => clearMetaCache());
 
 describe('route guards', () => {
   it('sends a visitor without a token to login with the return URL', async () => {
@@ -19,13 +27,24 @@ describe('route guards', () => {
 
   it('sends a user without the screen id to Access Denied with the return URL', async () => {
     seedSession({ screenIds: [1] });
+    const api = mockApi({ 'GET /api/meta/screens': granted(), 'GET /api/meta/screens/roleslist': fail(403, 'You do not have permission for this screen.') });
     const { router } = renderAt('/dashboard/roleslist');
     await waitFor(() => expect(locationOf(router)).toBe('/dashboard/unauthorized?returnUrl=%2Fdashboard%2Froleslist'));
     expect((await screen.findByTestId('screen-title')).textContent).toBe('Access Denied');
+    // Decided before the screen asks for its metadata: no 403 on the way.
+    expect(api.callsTo('GET', '/api/meta/screens/roleslist')).toHaveLength(0);
+  });
+
+  it("takes a metadata screen's id from its metadata, not from the route table", async () => {
+    seedSession({ screenIds: [1, 5] });
+    mockApi({ 'GET /api/meta/screens': granted(9) });
+    const { router } = renderAt('/dashboard/roleslist');
+    await waitFor(() => expect(locationOf(router)).toBe('/dashboard/unauthorized?returnUrl=%2Fdashboard%2Froleslist'));
   });
 
   it('opens the screen when the screen id is granted', async () => {
     seedSession({ screenIds: [1, 5] });
+    mockApi({ 'GET /api/meta/screens': granted(5), 'GET /api/meta/screens/roleslist': ok({ route: 'roleslist', screen: 5, title: 'screens.rolesList.title', tabs: [] }) });
     const { router } = renderAt('/dashboard/roleslist');
     expect((await screen.findByTestId('screen-title')).textContent).toBe('Roles List');
     expect(locationOf(router)).toBe('/dashboard/roleslist');

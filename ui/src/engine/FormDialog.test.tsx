@@ -1,10 +1,11 @@
-import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { ToastProvider } from '../shell/toast';
 import { created, fail, mockApi, ok } from '../test/apiMock';
 import { clearMetaCache } from './api';
 import { FormDialog } from './FormDialog';
-import { countryForm } from './testFixtures';
+import i18n from '../i18n';
+import { countryForm, rateForm } from './testFixtures';
 
 function renderDialog(onSaved = vi.fn(), onClose = vi.fn()) {
   render(
@@ -21,6 +22,45 @@ beforeAll(async () => {
 }, 30_000);
 
 beforeEach(() => clearMetaCache());
+
+/** The add-rate dialog with its one decimal field, saving into a mock. */
+async function openRateDialog() {
+  const api = mockApi({ 'GET /api/meta/forms/exchangeRate': ok(rateForm), 'POST /api/CurrencyExchangeRate': created({ ExchangeId: 1 }) });
+  render(
+    <ToastProvider>
+      <FormDialog formName="exchangeRate" visible onClose={vi.fn()} onSaved={vi.fn()} />
+    </ToastProvider>,
+  );
+  const usd = (await screen.findByLabelText(/USD/)) as HTMLInputElement;
+  return { api, usd };
+}
+
+describe('FormDialog decimals', () => {
+  afterEach(() => void i18n.changeLanguage('en'));
+
+  it.each([
+    ['en', '1,234.12345678', '1234.12345678'],
+    ['pt', '1.234,12345678', '1234.12345678'],
+    ['sv', '0,1', '0.1'],
+    ['en', '0.30000000000000004', '0.30000000000000004'],
+  ])('%s: %j is sent as the exact string %j, never a float', async (language, typed, sent) => {
+    await i18n.changeLanguage(language);
+    const { api, usd } = await openRateDialog();
+    fireEvent.change(usd, { target: { value: typed } });
+    fireEvent.click(screen.getByTestId('form-save'));
+    await waitFor(() => expect(api.callsTo('POST', '/api/CurrencyExchangeRate')).toHaveLength(1));
+    expect(api.callsTo('POST', '/api/CurrencyExchangeRate')[0]!.body).toEqual({ usd: sent });
+  });
+
+  it('refuses "12.50" in Portuguese instead of sending 1250', async () => {
+    await i18n.changeLanguage('pt');
+    const { api, usd } = await openRateDialog();
+    fireEvent.change(usd, { target: { value: '12.50' } });
+    fireEvent.click(screen.getByTestId('form-save'));
+    await waitFor(() => expect(document.body.textContent).toContain('Informe um número válido'));
+    expect(api.callsTo('POST', '/api/CurrencyExchangeRate')).toHaveLength(0);
+  });
+});
 
 describe('FormDialog', () => {
   it('renders translated labels with asterisks, submits the transformed data and reports success', async () => {

@@ -27,6 +27,7 @@ function pageReply(body: unknown): [number, unknown] {
 beforeEach(() => clearMetaCache());
 
 describe('GridView', () => {
+
   it('renders the visible columns from the metadata and asks for the first page with the default sort', async () => {
     const api = mockApi({ 'GET /api/meta/views/VW_TblMasterCountry': ok(countryView), 'POST /api/grid': pageReply });
     renderGrid();
@@ -203,5 +204,27 @@ describe('GridView', () => {
     fireEvent.click(button);
     expect(await screen.findByText('Exchange rates could not be synchronised: the rate feed answered 502')).toBeTruthy();
     expect(api.callsTo('POST', '/api/CurrencyExchangeRate/sync').length).toBe(3);
+  });
+
+  it('names the grid, its editors and filter inputs for assistive technology, and counts every row', async () => {
+    mockApi({ 'GET /api/meta/views/VW_TblMasterCountry': ok(countryView), 'POST /api/grid': pageReply });
+    render(
+      <ToastProvider>
+        <MemoryRouter>
+          <GridView viewName="VW_TblMasterCountry" title="Country List" />
+        </MemoryRouter>
+      </ToastProvider>,
+    );
+    const cell = await screen.findByText('Country 0', undefined, { timeout: 5000 });
+    const grid = screen.getByRole('grid');
+    expect(grid.getAttribute('aria-label')).toBe('Country List');
+    expect(grid.getAttribute('aria-rowcount')).toBe('251'); // 250 rows and the header, not one page
+    fireEvent.doubleClick(cell.closest('[role="gridcell"]')!);
+    expect((await screen.findByTestId('editor-CountryName')).getAttribute('aria-label')).toBe('Country Name');
+    fireEvent.keyDown(screen.getByTestId('editor-CountryName'), { key: 'Escape' });
+    fireEvent.click(screen.getByTestId('filter-CountryName'));
+    const panel = await screen.findByTestId('filter-panel-CountryName');
+    expect(within(panel).getByLabelText('Country Name Operator')).toBeTruthy();
+    expect(within(panel).getByLabelText('Country Name Value')).toBeTruthy();
   });
 });

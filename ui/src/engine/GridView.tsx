@@ -19,7 +19,7 @@ import { ApiError, GENERIC_ERROR } from '../api/client';
 import { useCurrentUser } from '../auth/useSession';
 import { useToast } from '../shell/toast';
 import { downloadExport, engineApi } from './api';
-import { fieldType, formatValue, parseInput, sameValue, type FormatContext } from './fields';
+import { fieldType, formatValue, parseInput, sameValue, separators, type FormatContext } from './fields';
 import { useGrid } from './useGrid';
 import { useViewMeta } from './useMeta';
 import { CellEditor, EDIT_TEXT, type EditedRow } from './grid/CellEditor';
@@ -54,6 +54,8 @@ export interface GridViewProps {
    */
   linked?: Record<string, string>;
   onClearLinked?(): void;
+  /** The grid's accessible name (the translated tab or screen title); the view's name is internal. */
+  title?: string;
 }
 
 /** Default widths by type, widened for long header labels. */
@@ -89,7 +91,7 @@ function linkedConditions(view: ViewMeta, linked: Record<string, string> | undef
   return out;
 }
 
-function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, actions, height, linked, onClearLinked }: GridViewProps & { view: ViewMeta }) {
+function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, actions, height, linked, onClearLinked, title }: GridViewProps & { view: ViewMeta }) {
   const { t, i18n } = useTranslation();
   const toast = useToast();
   const navigate = useNavigate();
@@ -223,7 +225,7 @@ function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, a
           return <span title={text.length > 18 ? text : undefined}>{text}</span>;
         },
         renderEditCell: meta.editable
-          ? (p) => <CellEditor {...p} meta={meta} locale={locale} enumLabel={enumLabel} yes={t('common.yes')} no={t('common.no')} />
+          ? (p) => <CellEditor {...p} meta={meta} label={name} locale={locale} enumLabel={enumLabel} yes={t('common.yes')} no={t('common.no')} />
           : undefined,
         editorOptions: { commitOnOutsideClick: true },
       };
@@ -243,22 +245,26 @@ function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, a
       if (!before || !meta || !typed) return;
       const parsed = parseInput(typed.text, meta, locale);
       if (!parsed.ok) {
-        toast.error(t(`grid.invalid.${parsed.error}`, { column: label(meta), max: meta.maxLength ?? '' }));
+        const sep = separators(locale);
+        toast.error(t(`grid.invalid.${parsed.error}`, { column: label(meta), max: meta.maxLength ?? '', scale: meta.scale ?? '', group: sep.group.trim() || ' ', decimal: sep.decimal }));
         return;
       }
       if (sameValue(meta, before[meta.field], parsed.value)) return; // nothing changed: no call
-      grid.replaceRow(index, { ...before, [meta.field]: parsed.value });
+      // The answer is applied by key, and only while this page is still the one shown.
+      const key = before[view.key];
+      const page = grid.shownPage();
+      grid.replaceRow(key, { ...before, [meta.field]: parsed.value }, page);
       const body = {
         ViewName: view.name,
-        Key: before[view.key],
+        Key: key,
         Values: { [meta.field]: parsed.value },
         ...(view.version ? { Version: before[view.version] } : {}),
       };
       engineApi
         .saveRow(body)
-        .then((saved) => grid.replaceRow(index, saved && typeof saved === 'object' ? { ...before, ...saved } : before))
+        .then((saved) => grid.replaceRow(key, saved && typeof saved === 'object' ? { ...before, ...saved } : before, page))
         .catch((err: unknown) => {
-          grid.replaceRow(index, before);
+          grid.replaceRow(key, before, page);
           toast.error(err instanceof Error ? err.message : t('errors.generic'));
           // Someone else changed the row: show what is stored now.
           if (err instanceof ApiError && err.status === 409) grid.refresh();
@@ -300,10 +306,17 @@ function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, a
 
   const exportAs = async (format: ExportFormat) => {
     try {
-      await downloadExport(
-        { ...grid.baseRequest(), Format: format, Columns: visible.map((c) => ({ field: c.field, header: label(c) })) },
+      const { cutAt } = await downloadExport(
+        {
+          ...grid.baseRequest(),
+          Format: format,
+          Columns: visible.map((c) => ({ field: c.field, header: label(c) })),
+          // Datetimes in the file as the grid shows them: in this browser's zone.
+          TimeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+        },
         `${view.export ?? view.name}.${format}`,
       );
+      if (cutAt !== null) toast.info(t('money.exportCut', { rows: new Intl.NumberFormat(locale).format(cutAt) }));
     } catch (err) {
       toast.error(err instanceof Error ? err.message : t('errors.generic'), t('grid.exportFailed'));
     }
@@ -438,8 +451,9 @@ function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, a
         sortColumns={sortColumns}
         onSortColumnsChange={onSortColumnsChange}
         onRowsChange={onRowsChange}
-        aria-label={view.name}
-        aria-rowcount={grid.rows.length + 1}
+        aria-label={title ?? t('money.gridLabel')}
+        // Every row of the view (the header row included), not only this page's.
+        aria-rowcount={grid.totalCount + 1}
         renderers={{
           noRowsFallback: (
             <div className="grid-empty" data-testid="grid-empty">

@@ -85,8 +85,10 @@ function linkedValues(search: string): Record<string, string> | undefined {
 
 /** One tab's grid, the same with or without a tab strip around it. */
 function TabGrid({ tab, linked, onClearLinked }: { tab: TabMeta; linked?: Record<string, string>; onClearLinked?(): void }) {
+  const { t } = useTranslation();
   return (
     <GridView
+      title={t(tab.title, { defaultValue: tab.title })}
       linked={linked}
       onClearLinked={onClearLinked}
       viewName={tab.view}

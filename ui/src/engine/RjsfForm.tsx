@@ -10,7 +10,9 @@ import { withTheme } from '@rjsf/core';
 import { Theme } from '@rjsf/primereact';
 import type { ErrorSchema, RegistryWidgetsType, RJSFSchema, RJSFValidationError, WidgetProps } from '@rjsf/utils';
 import { Dropdown } from 'primereact/dropdown';
+import { InputText } from 'primereact/inputtext';
 import { engineApi } from './api';
+import { parseNumber, separators } from './fields';
 import { applyTransforms, dialogUiSchema, translateErrors, translateSchema } from './formSchema';
 import { FormValidator } from './formValidator';
 import type { FormMeta, LookupOptions, Row } from './types';
@@ -64,7 +66,57 @@ function LookupWidget({ id, value, onChange, onBlur, onFocus, options, disabled,
   );
 }
 
-const widgets: RegistryWidgetsType<Row> = { lookup: LookupWidget };
+/** An exact decimal string ("1234.50") as the user's language writes it ("1.234,50"). */
+function toLocaleText(value: unknown, locale: string): string {
+  if (value === undefined || value === null || value === '') return '';
+  const s = String(value);
+  return separators(locale).decimal === ',' ? s.replace('.', ',') : s;
+}
+
+/**
+ * The form value of typed decimal text: "1234.5", undefined when empty, and for text that is
+ * no number (in the user's language: "12.50" in Portuguese) a value no decimal check passes,
+ * so the validator marks the field instead of a plain-looking "12.50" slipping through.
+ */
+function decimalValue(typed: string, locale: string): string | undefined {
+  if (typed.trim() === '') return undefined;
+  const parsed = parseNumber(typed, locale);
+  return parsed.ok ? parsed.value : `not a number: ${typed}`;
+}
+
+/**
+ * A decimal typed in the user's language and kept as an exact string end to end: what is
+ * typed is read with the grid's rules (a group separator only before groups of three) and
+ * handed to the form as "1234.5".
+ */
+function DecimalWidget({ id, value, onChange, onBlur, onFocus, disabled, readonly, rawErrors, required }: WidgetProps) {
+  const { i18n } = useTranslation();
+  const locale = i18n.language;
+  const [text, setText] = useState(() => toLocaleText(value, locale));
+  // A value set from outside (a record loaded for editing, a reset) replaces the text.
+  useEffect(() => {
+    setText((current) => (decimalValue(current, locale) === (value ?? undefined) ? current : toLocaleText(value, locale)));
+  }, [value, locale]);
+  return (
+    <InputText
+      id={id}
+      value={text}
+      inputMode="decimal"
+      required={required}
+      disabled={disabled || readonly}
+      invalid={(rawErrors?.length ?? 0) > 0}
+      onChange={(e) => {
+        setText(e.target.value);
+        onChange(decimalValue(e.target.value, locale));
+      }}
+      onBlur={() => onBlur(id, value)}
+      onFocus={() => onFocus(id, value)}
+      className="w-full"
+    />
+  );
+}
+
+const widgets: RegistryWidgetsType<Row> = { lookup: LookupWidget, decimal: DecimalWidget };
 
 export interface RjsfFormProps {
   id: string;
@@ -79,8 +131,9 @@ export interface RjsfFormProps {
 }
 
 export default function RjsfForm({ id, form, disabled, fieldError, onFieldEdited, onSubmit, onInvalid, onValidity }: RjsfFormProps) {
-  const { t, i18n } = useTranslation();
-  const schema = useMemo(() => translateSchema(form.schema, t) as RJSFSchema, [form.schema, t, i18n.language]);
+  const { t } = useTranslation();
+  // t changes with the language, so a language switch translates the schema again.
+  const schema = useMemo(() => translateSchema(form.schema, t) as RJSFSchema, [form.schema, t]);
   const uiSchema = useMemo(() => dialogUiSchema(form), [form]);
   const validator = useMemo(() => new FormValidator<Row>((data) => data && applyTransforms(data, form.uiSchema)), [form.uiSchema]);
   const [formData, setFormData] = useState<Row>({});

@@ -61,6 +61,8 @@ function apiAction(method: string, path: string): Promise<unknown> {
 export interface ExportRequest extends Omit<GridRequest, 'PageSize' | 'PageNumber'> {
   Format: ExportFormat;
   Columns: Array<{ field: string; header: string }>;
+  /** The user's IANA time zone: datetimes are written in it. */
+  TimeZone?: string;
 }
 
 /** The file name of a Content-Disposition header (RFC 6266 filename* first). */
@@ -79,14 +81,15 @@ export function dispositionFileName(header: string | null): string | null {
 }
 
 /**
- * Asks the server for the export and saves it through an object URL, so the bearer token
- * travels in a header (a plain link could not carry it).
+ * Downloads an export (through an object URL, so the bearer token travels in a header); the answer says the file's name and, when the file holds only the first
+ * rows of more (XLSX past its row limit), how many it holds.
  */
-export async function downloadExport(request: ExportRequest, fallbackName: string): Promise<string> {
-  const { blob, disposition } = await apiDownload('/grid/export', request);
+export async function downloadExport(request: ExportRequest, fallbackName: string): Promise<{ name: string; cutAt: number | null }> {
+  const { blob, disposition, headers } = await apiDownload('/grid/export', request);
+  const cut = Number(headers.get('X-Export-Cut-At') ?? '');
   const name = dispositionFileName(disposition) ?? fallbackName;
   saveBlob(blob, name);
-  return name;
+  return { name, cutAt: cut > 0 ? cut : null };
 }
 
 /** Saves a downloaded file under name through an object URL. */

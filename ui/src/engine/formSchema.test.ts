@@ -17,13 +17,13 @@ const form: Pick<FormMeta, 'schema' | 'uiSchema'> = {
           { const: 2, title: 'RAW' },
         ],
       },
-      amountThreshold: { type: 'number', title: 'forms.configSetting.fields.amountThreshold' },
+      amountThreshold: { type: 'string', format: 'decimal', title: 'forms.configSetting.fields.amountThreshold' },
     },
   },
   uiSchema: {
     'ui:order': ['transactionType', 'providerName'],
     providerName: { 'ui:widget': 'lookup', 'ui:options': { lookup: '/ConfigSettings/X', valueField: 'Id', labelField: 'N', store: 'label', transform: ['trim', 'upper'] } },
-    amountThreshold: { 'ui:options': { scale: 2 } },
+    amountThreshold: { 'ui:widget': 'decimal', 'ui:options': { scale: 2 } },
   },
 };
 
@@ -45,7 +45,8 @@ describe('formSchema helpers', () => {
     expect(ui.transactionType!['ui:autofocus']).toBe(true);
     expect(ui.providerName!['ui:widget']).toBe('lookup');
     expect(ui.providerName!['ui:options']).toMatchObject({ lookup: '/ConfigSettings/X', prime: { maxLength: 100 } });
-    expect(ui.amountThreshold!['ui:options']).toMatchObject({ scale: 2, step: 0.01 });
+    expect(ui.amountThreshold!['ui:widget']).toBe('decimal');
+    expect(ui.amountThreshold!['ui:options']).toMatchObject({ scale: 2 });
   });
 
   it('applies trim and upper before a save and drops empty values', () => {

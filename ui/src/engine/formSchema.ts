@@ -49,11 +49,6 @@ export function dialogUiSchema(form: Pick<FormMeta, 'schema' | 'uiSchema'>): Rec
       const options = (entry['ui:options'] ?? {}) as Record<string, unknown>;
       entry['ui:options'] = { ...options, prime: { ...((options.prime as object) ?? {}), maxLength: prop.maxLength } };
     }
-    // A number input that steps by the field's scale (0.01 for amounts, 1e-8 for rates).
-    const scale = server['ui:options']?.scale;
-    if (prop?.type === 'number' && typeof scale === 'number' && scale > 0) {
-      entry['ui:options'] = { ...(entry['ui:options'] as object), step: Number(`1e-${scale}`) };
-    }
     ui[field] = entry;
   });
   return ui;
@@ -120,7 +115,8 @@ export function translateErrors<E extends ValidationErrorLike>(errors: E[], t: T
         message = t('forms.errors.type');
         break;
       case 'format':
-        message = t('forms.errors.format');
+        // A decimal field holding text that is not a number reads as the type error.
+        message = p.format === 'decimal' ? t('forms.errors.type') : t('forms.errors.format');
         break;
       case 'oneOf':
       case 'const':

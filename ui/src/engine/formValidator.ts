@@ -12,6 +12,7 @@
  * subset (and const/enum for good measure) and answers in the shape rjsf expects; the server
  * validates every write again with its own copy of the rules.
  */
+import { compareDecimal, PLAIN_DECIMAL } from './fields';
 import {
   createErrorHandler,
   toErrorSchema,
@@ -100,9 +101,19 @@ export function checkValue(schema: Schema, value: unknown, path = '', schemaPath
       errors.push(error('pattern', path, `must match pattern "${schema.pattern}"`, { pattern: schema.pattern }, `${schemaPath}/pattern`));
     }
     const badFormat =
-      (schema.format === 'date' && !isDate(value)) || (schema.format === 'date-time' && Number.isNaN(Date.parse(value)));
+      (schema.format === 'date' && !isDate(value)) ||
+      (schema.format === 'date-time' && Number.isNaN(Date.parse(value))) ||
+      (schema.format === 'decimal' && !PLAIN_DECIMAL.test(value));
     if (badFormat) {
       errors.push(error('format', path, `must match format "${schema.format}"`, { format: schema.format }, `${schemaPath}/format`));
+    } else if (schema.format === 'decimal') {
+      // An exact decimal string against the bounds, compared without a float.
+      if (typeof schema.minimum === 'number' && compareDecimal(value, String(schema.minimum)) < 0) {
+        errors.push(error('minimum', path, `must be >= ${schema.minimum}`, { comparison: '>=', limit: schema.minimum }, `${schemaPath}/minimum`));
+      }
+      if (typeof schema.maximum === 'number' && compareDecimal(value, String(schema.maximum)) > 0) {
+        errors.push(error('maximum', path, `must be <= ${schema.maximum}`, { comparison: '<=', limit: schema.maximum }, `${schemaPath}/maximum`));
+      }
     }
   }
   if (typeof value === 'number') {

@@ -34,6 +34,24 @@ export function countryRows(count: number, from = 0) {
   }));
 }
 
+/** A form with an exact decimal (engine/meta.go: type string, format decimal, the decimal widget). */
+export const rateForm: FormMeta = {
+  name: 'exchangeRate',
+  resource: 'CurrencyExchangeRate',
+  key: 'ExchangeId',
+  title: 'forms.exchangeRate.title',
+  width: 500,
+  success: 'messages.rateAdded',
+  schema: {
+    type: 'object',
+    required: ['usd'],
+    properties: {
+      usd: { type: 'string', format: 'decimal', minimum: 0, default: '0', title: 'forms.exchangeRate.fields.usd' },
+    },
+  },
+  uiSchema: { 'ui:order': ['usd'], usd: { 'ui:widget': 'decimal', 'ui:options': { scale: 8 } } },
+};
+
 export const countryForm: FormMeta = {
   name: 'country',
   resource: 'Country',

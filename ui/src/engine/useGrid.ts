@@ -42,8 +42,14 @@ export interface GridController extends GridState {
   clearFilters(): void;
   /** Loads the current page again; `firstPage` goes back to offset 0 first. */
   refresh(firstPage?: boolean): void;
-  /** Replaces one shown row (after an inline edit) without a reload. */
-  replaceRow(index: number, row: Row): void;
+  /** Which page the rows shown belong to (the request without the reload count). */
+  shownPage(): string;
+  /**
+   * Replaces the shown row with this key (after an inline edit) without a reload, if the rows
+   * shown are still those of `page`: an answer that arrives after the user paged, sorted or
+   * filtered is dropped rather than written over whatever row now sits there.
+   */
+  replaceRow(key: unknown, row: Row, page: string): void;
   /** The request without paging, for the export. */
   baseRequest(): Omit<GridRequest, 'PageSize' | 'PageNumber'>;
 }
@@ -75,6 +81,7 @@ export function useGrid(view: ViewMeta | null, locale: string, fixed: FilterCond
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const latest = useRef(0);
+  const shown = useRef('');
 
   // Filters become conditions after a pause in typing; a changed condition set starts over
   // at the first page. Incomplete inputs (a half-typed number) add no condition.
@@ -116,17 +123,20 @@ export function useGrid(view: ViewMeta | null, locale: string, fixed: FilterCond
   useEffect(() => {
     if (!view) return;
     const id = ++latest.current;
+    const request = { ...baseRequest(), PageSize: pageSize, PageNumber: offset };
     setLoading(true);
     engineApi
-      .page({ ...baseRequest(), PageSize: pageSize, PageNumber: offset })
+      .page(request)
       .then((page) => {
         if (id !== latest.current) return; // an older request answered late
+        shown.current = JSON.stringify(request);
         setRows(page.dataList ?? []);
         setTotal({ count: page.totalCount ?? 0, capped: !!page.totalCapped });
         setError(null);
       })
       .catch((err: unknown) => {
         if (id !== latest.current) return;
+        shown.current = '';
         setRows([]);
         setTotal({ count: 0, capped: false });
         setError(err instanceof Error ? err.message : String(err));
@@ -172,7 +182,11 @@ export function useGrid(view: ViewMeta | null, locale: string, fixed: FilterCond
       if (firstPage) setOffsetState(0);
       setReload((n) => n + 1);
     },
-    replaceRow: (index, row) => setRows((current) => current.map((r, i) => (i === index ? row : r))),
+    shownPage: () => shown.current,
+    replaceRow: (key, row, page) => {
+      if (page !== shown.current || !view) return;
+      setRows((current) => current.map((r) => (r[view.key] === key ? row : r)));
+    },
     baseRequest,
   };
 }

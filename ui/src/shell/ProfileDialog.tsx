@@ -103,6 +103,7 @@ export function ProfileDialog({ visible, onHide }: { visible: boolean; onHide: (
       cancelled = true;
     };
     // Only on opening.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- reloads the profile when the dialog opens, not on every formik change
   }, [visible]);
 
   function setValue<K extends ProfileField>(field: K, value: ProfileValues[K]) {

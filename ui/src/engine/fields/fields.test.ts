@@ -8,6 +8,7 @@ import {
   formatDecimal,
   formatValue,
   normalizeNumber,
+  parseNumber,
   parseInput,
   roundDecimal,
   sameValue,
@@ -82,6 +83,68 @@ describe('normalizeNumber', () => {
 
   it.each(['abc', '1.2.3', '1e5', '--1', ''])('%j is not a number', (text) => {
     expect(normalizeNumber(text, 'en')).toBeNull();
+  });
+});
+
+describe('parseNumber: a group separator only before groups of three digits', () => {
+  // [locale, typed, plain decimal or the refusal]
+  const cases: Record<string, [string, string][]> = {
+    en: [
+      ['12.50', '12.50'],
+      ['1,234.50', '1234.50'],
+      ['1,234,567', '1234567'],
+      ['1 234.5', '1234.5'],
+      ['-1,000', '-1000'],
+      ['12,50', 'badGroup'],
+      ['1,23', 'badGroup'],
+      ['1,2345', 'badGroup'],
+      [',123', 'badGroup'],
+      ['1234,567', 'badGroup'],
+      ['1,234.5,0', 'badGroup'],
+      ['1.2.3', 'badGroup'],
+      ['12a', 'notDecimal'],
+    ],
+    sv: [
+      ['12,50', '12.50'],
+      ['1 234,5', '1234.5'],
+      ['1\u00a0234,5', '1234.5'],
+      ['1\u202f234\u202f567,25', '1234567.25'],
+      ['12 50', 'badGroup'],
+      ['12.50', 'badGroup'],
+      ['1 23,5', 'badGroup'],
+    ],
+    es: [
+      ['12,50', '12.50'],
+      ['1234,50', '1234.50'],
+      ['1.234,50', '1234.50'],
+      ['1.234.567', '1234567'],
+      ['12.50', 'badGroup'],
+      ['1.2345', 'badGroup'],
+      ['1,2,3', 'badGroup'],
+    ],
+    pt: [
+      ['12,50', '12.50'],
+      ['1.234,5', '1234.5'],
+      ['-0,5', '-0.5'],
+      ['12.50', 'badGroup'],
+      ['12.5', 'badGroup'],
+      ['1.23,5', 'badGroup'],
+    ],
+  };
+  for (const [locale, rows] of Object.entries(cases)) {
+    it.each(rows)(`${locale} %j -> %s`, (typed, expected) => {
+      const parsed = parseNumber(typed, locale);
+      if (expected === 'badGroup' || expected === 'notDecimal') expect(parsed).toEqual({ ok: false, error: expected });
+      else expect(parsed).toEqual({ ok: true, value: expected });
+    });
+  }
+
+  it('a decimal cell refuses more decimals than its column holds, trailing zeros aside', () => {
+    const amount = col('decimal', { scale: 2 });
+    expect(parseInput('1234.567', amount, 'en')).toEqual({ ok: false, error: 'tooManyDecimals' });
+    expect(parseInput('1234.560', amount, 'en')).toEqual({ ok: true, value: '1234.560' });
+    expect(parseInput('12,50', amount, 'en')).toEqual({ ok: false, error: 'badGroup' });
+    expect(parseInput('12.50', amount, 'pt')).toEqual({ ok: false, error: 'badGroup' });
   });
 });
 

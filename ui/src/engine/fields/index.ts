@@ -24,7 +24,7 @@ export interface FormatContext {
 }
 
 export type ParseResult = { ok: true; value: unknown } | { ok: false; error: ParseError };
-export type ParseError = 'required' | 'tooLong' | 'notInteger' | 'notDecimal' | 'notDate' | 'notAllowed';
+export type ParseError = 'required' | 'tooLong' | 'notInteger' | 'notDecimal' | 'badGroup' | 'tooManyDecimals' | 'notDate' | 'notAllowed';
 
 interface FieldTypeDef {
   input: InputKind;
@@ -183,20 +183,76 @@ export function formatDecimal(value: unknown, scale: number | undefined, locale:
   return `${m[1] ?? ''}${whole}${m[3] !== undefined ? sep.decimal + m[3] : ''}`;
 }
 
+/** Characters read as a group separator in every language besides its own: spaces. */
+const SPACES = /[\s\u00a0\u202f']/;
+
 /**
- * Typed number text -> a plain "1234.5" (or null when it is not a number). The language's
- * group separator is dropped and its decimal separator read as the point; spaces are ignored.
+ * Typed number text -> a plain "1234.5", or why it is not one. The language's decimal
+ * separator is read as the point; a group separator (the language's own, or a space) is
+ * accepted only between groups of exactly three digits, as the importer does, so "12,50" in
+ * English or "12.50" in Spanish is refused instead of becoming 1250.
  */
-export function normalizeNumber(text: string, locale: string): string | null {
+export function parseNumber(text: string, locale: string): { ok: true; value: string } | { ok: false; error: 'notDecimal' | 'badGroup' } {
   const sep = separators(locale);
-  let s = text.replace(/[\s\u00a0\u202f']/g, '');
-  if (sep.decimal === ',') {
-    if (sep.group === '.') s = s.replace(/\./g, '');
-    s = s.replace(',', '.');
-  } else {
-    s = s.replace(/,/g, '');
+  let s = text.trim();
+  const negative = s.startsWith('-');
+  if (negative) s = s.slice(1);
+  const point = s.indexOf(sep.decimal);
+  const intText = point < 0 ? s : s.slice(0, point);
+  const frac = point < 0 ? undefined : s.slice(point + 1);
+  if (frac !== undefined && !/^\d*$/.test(frac)) {
+    // A second decimal separator, or a group separator after the point.
+    return { ok: false, error: /^[\d\s\u00a0\u202f'.,]*$/.test(frac) ? 'badGroup' : 'notDecimal' };
   }
-  return /^-?(\d+(\.\d*)?|\.\d+)$/.test(s) ? s.replace(/\.$/, '') : null;
+  const isGroup = (c: string) => c === sep.group || SPACES.test(c);
+  const groups: string[] = [''];
+  for (const c of intText) {
+    if (c >= '0' && c <= '9') groups[groups.length - 1] += c;
+    else if (isGroup(c)) groups.push('');
+    else return { ok: false, error: c === '.' || c === ',' ? 'badGroup' : 'notDecimal' };
+  }
+  const [lead = '', ...rest] = groups;
+  if (rest.length > 0 && (lead.length < 1 || lead.length > 3 || rest.some((g) => g.length !== 3))) {
+    return { ok: false, error: 'badGroup' };
+  }
+  const whole = groups.join('');
+  if (whole === '' && !frac) return { ok: false, error: 'notDecimal' };
+  const body = frac ? `${whole}.${frac}` : whole;
+  return { ok: true, value: `${negative ? '-' : ''}${body}` };
+}
+
+/** A plain decimal string as the API sends and takes it ("-1234.50"). */
+export const PLAIN_DECIMAL = /^-?(\d+(\.\d*)?|\.\d+)$/;
+
+/** Compares two plain decimal strings exactly: -1, 0 or 1 (no float in between). */
+export function compareDecimal(a: string, b: string): number {
+  const split = (s: string) => {
+    const negative = s.startsWith('-');
+    const [whole = '', frac = ''] = s.replace(/^-/, '').split('.');
+    return { negative, whole: whole.replace(/^0+/, ''), frac: frac.replace(/0+$/, '') };
+  };
+  const x = split(a);
+  const y = split(b);
+  const zero = (p: { whole: string; frac: string }) => p.whole === '' && p.frac === '';
+  const xs = zero(x) ? 0 : x.negative ? -1 : 1;
+  const ys = zero(y) ? 0 : y.negative ? -1 : 1;
+  if (xs !== ys) return xs < ys ? -1 : 1;
+  if (xs === 0) return 0;
+  let magnitude = 0;
+  if (x.whole.length !== y.whole.length) magnitude = x.whole.length < y.whole.length ? -1 : 1;
+  else {
+    const width = Math.max(x.frac.length, y.frac.length);
+    const dx = x.whole + x.frac.padEnd(width, '0');
+    const dy = y.whole + y.frac.padEnd(width, '0');
+    magnitude = dx === dy ? 0 : dx < dy ? -1 : 1;
+  }
+  return xs * magnitude;
+}
+
+/** parseNumber's value, or null when the text is not a number. */
+export function normalizeNumber(text: string, locale: string): string | null {
+  const parsed = parseNumber(text, locale);
+  return parsed.ok ? parsed.value : null;
 }
 
 // ---- the registry --------------------------------------------------------------------------
@@ -233,11 +289,15 @@ const decimal: FieldTypeDef = {
   input: 'number',
   align: 'end',
   format: (value, column, ctx) => formatDecimal(value, column.scale ?? undefined, ctx.locale),
-  parse: (raw, _column, locale) => {
+  parse: (raw, column, locale) => {
     if (raw.trim() === '') return { ok: true, value: null };
-    const normalized = normalizeNumber(raw, locale);
+    const parsed = parseNumber(raw, locale);
+    if (!parsed.ok) return parsed;
+    // More decimals than the column holds would be rounded away: refused, as the server does.
+    const decimals = parsed.value.split('.')[1] ?? '';
+    if (column.scale != null && decimals.replace(/0+$/, '').length > column.scale) return { ok: false, error: 'tooManyDecimals' };
     // Sent as an exact string: the server reads it into numeric without a float in between.
-    return normalized === null ? { ok: false, error: 'notDecimal' } : { ok: true, value: normalized };
+    return parsed;
   },
   toInput: (value, _column, locale) => {
     if (empty(value)) return '';

@@ -10,6 +10,8 @@ import type { ColumnMeta, Row } from '../types';
 
 export interface EditorOptions {
   meta: ColumnMeta;
+  /** The column's translated name: the editor's accessible name. */
+  label: string;
   locale: string;
   enumLabel: (column: ColumnMeta, value: string) => string;
   yes: string;
@@ -20,7 +22,7 @@ export interface EditorOptions {
 export const EDIT_TEXT = Symbol('editText');
 export type EditedRow = Row & { [EDIT_TEXT]?: { field: string; text: string } };
 
-export function CellEditor({ row, onRowChange, meta, locale, enumLabel, yes, no }: RenderEditCellProps<Row> & EditorOptions) {
+export function CellEditor({ row, onRowChange, meta, label, locale, enumLabel, yes, no }: RenderEditCellProps<Row> & EditorOptions) {
   const kind = fieldType(meta.type).input;
   const [text, setText] = useState(() => toInputText(row[meta.field], meta, locale));
 
@@ -42,7 +44,7 @@ export function CellEditor({ row, onRowChange, meta, locale, enumLabel, yes, no 
         className="grid-editor"
         autoFocus
         value={text}
-        aria-label={meta.field}
+        aria-label={label}
         data-testid={`editor-${meta.field}`}
         onChange={(e) => change(e.target.value, true)}
       >
@@ -64,7 +66,7 @@ export function CellEditor({ row, onRowChange, meta, locale, enumLabel, yes, no 
       inputMode={kind === 'number' ? (meta.type === 'int' ? 'numeric' : 'decimal') : undefined}
       maxLength={kind === 'text' && meta.maxLength ? meta.maxLength : undefined}
       value={text}
-      aria-label={meta.field}
+      aria-label={label}
       data-testid={`editor-${meta.field}`}
       onFocus={(e) => kind !== 'date' && e.currentTarget.select()}
       onChange={(e) => change(e.target.value)}

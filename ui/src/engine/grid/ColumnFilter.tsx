@@ -46,6 +46,7 @@ export function ColumnFilter({ column, label, value, onChange, enumLabel }: Colu
           showClear
           appendTo="self"
           className="w-full p-inputtext-sm"
+          ariaLabel={`${label} ${placeholder}`}
           data-testid={`filter-value-${column.field}`}
         />
       );
@@ -84,6 +85,7 @@ export function ColumnFilter({ column, label, value, onChange, enumLabel }: Colu
           placeholder={t('grid.filter.value')}
           appendTo="self"
           className="w-full p-inputtext-sm"
+          ariaLabelledBy={`filter-title-${column.field}`}
           data-testid={`filter-value-${column.field}`}
         />
       );
@@ -93,14 +95,16 @@ export function ColumnFilter({ column, label, value, onChange, enumLabel }: Colu
 
   return (
     <div className="grid-filter" data-testid={`filter-panel-${column.field}`}>
-      <div className="grid-filter__title">{label}</div>
+      <div className="grid-filter__title" id={`filter-title-${column.field}`}>
+        {label}
+      </div>
       <Dropdown
         value={current.op}
         options={ops.map((op) => ({ value: op, label: t(`grid.operators.${op}`) }))}
         onChange={(e) => set({ op: e.value as FilterOp })}
         appendTo="self"
         className="w-full p-inputtext-sm"
-        aria-label={t('grid.filter.operator')}
+        ariaLabel={`${label} ${t('grid.filter.operator')}`}
         data-testid={`filter-op-${column.field}`}
       />
       {valueInputs()}

@@ -99,6 +99,7 @@ function RoleForm({ editId }: { editId: number | null }) {
       cancelled = true;
     };
     // Deliberately once per form instance.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- loads the record once, not on every formik change
   }, []);
 
   function setValue(field: RoleField, value: string) {

@@ -170,6 +170,7 @@ function UserForm({ editId }: { editId: number | null }) {
       cancelled = true;
     };
     // Deliberately once per form instance (formik, toast and t are stable enough here).
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- loads the record once, not on every formik change
   }, []);
 
   function setValue<K extends UserFormField>(field: K, value: UserFormValues[K]) {
