@@ -8,6 +8,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -41,6 +42,9 @@ type Error struct {
 	// English text of the same message, for logs and as the fallback.
 	Key    string
 	Params map[string]any
+	// RetryAfter tells a refused client (429, 503) when to try again; the
+	// server sends it as the Retry-After header.
+	RetryAfter time.Duration
 }
 
 // With gives the error a stable message code and its parameters, as

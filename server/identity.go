@@ -40,6 +40,7 @@ func (s *apiHandlers) mountIdentity(r fiber.Router) {
 	r.Put("/users/:id", s.authenticate, screen(screenUserEdit), s.updateUser)
 	r.Get("/users/:id/roles", s.authenticate, screen(screenUserEdit), s.getUserRoles)
 	r.Put("/users/:id/roles", s.authenticate, screen(screenUserEdit), s.putUserRoles)
+	r.Post("/users/:id/unlock", s.authenticate, screen(screenUserEdit), s.unlockUser)
 
 	// The user form lists roles too, so the role list is open to screen 4.
 	r.Get("/roles", s.authenticate, screen(screenRolesList, screenRoleEdit, screenUserEdit), s.listRoles)
@@ -201,6 +202,17 @@ func (s *apiHandlers) updateUser(c fiber.Ctx) error {
 		return err
 	}
 	return ok(c, u)
+}
+
+func (s *apiHandlers) unlockUser(c fiber.Ctx) error {
+	id, err := idParam(c, "id")
+	if err != nil {
+		return err
+	}
+	if err := s.identity.Unlock(c.Context(), id); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
 }
 
 func (s *apiHandlers) getUserRoles(c fiber.Ctx) error {

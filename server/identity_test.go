@@ -169,6 +169,8 @@ func TestPermissionMatrix(t *testing.T) {
 		{"GET", u + "/roles", nil, [5]int{200, 200, 403, 403, 401}},
 		{"PUT", u + "/roles", `{"roleIds":[999999]}`, [5]int{400, 400, 403, 403, 401}},
 		{"GET", "/api/users/999999", nil, [5]int{404, 404, 403, 403, 401}},
+		{"POST", "/api/users/999999/unlock", nil, [5]int{404, 404, 403, 403, 401}},
+		{"POST", u + "/unlock", nil, [5]int{204, 204, 403, 403, 401}},
 		{"GET", "/api/users/abc", nil, [5]int{400, 400, 403, 403, 401}},
 		{"GET", "/api/Users/list", nil, [5]int{200, 200, 403, 403, 401}},
 		{"GET", "/api/roles", nil, [5]int{200, 200, 200, 403, 401}},

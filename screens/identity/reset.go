@@ -100,7 +100,7 @@ func (s *Service) ResetPassword(ctx context.Context, email, code, newPassword st
 		if _, ok, err = s.spendCode(ctx, tx, codeID, "reset", code); err != nil || !ok {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `update app_user set password_hash = $2, updated_on = $3, updated_by = $4 where id = $1`,
+		if _, err := tx.Exec(ctx, `update app_user set password_hash = $2, updated_on = $3, updated_by = $4, sign_in_cleared_at = $3 where id = $1`,
 			userID, hash, s.now(), username); err != nil {
 			return err
 		}

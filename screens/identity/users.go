@@ -210,6 +210,11 @@ func (s *Service) UpdateUser(ctx context.Context, id int64, in UserInput) (*User
 		if err != nil {
 			return duplicate(err)
 		}
+		if hash != nil { // an administrator's password reset also unlocks the account
+			if _, err := tx.Exec(ctx, `update app_user set sign_in_cleared_at = $2 where id = $1`, id, s.now()); err != nil {
+				return err
+			}
+		}
 		if hash != nil || (before.IsActive && !active) {
 			if err := s.revokeSessions(ctx, tx, id); err != nil {
 				return err

@@ -1,0 +1,112 @@
+package identity
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"ledgerdesk/engine"
+)
+
+// TestHole1SignInThrottlingRace: parallel wrong passwords for one account
+// from one address get at most freeFailures checked; a stranger's failures
+// neither refuse the right password from the user's known address nor keep
+// an administrator from unlocking the account.
+func TestHole1SignInThrottlingRace(t *testing.T) {
+	c := &clock{t: time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)}
+	s := newService(t, c.Now)
+	ctx := context.Background()
+	home := Client{IP: "10.0.0.1"}
+	if _, err := s.Login(ctx, "admin", "Admin#2026pass", home); err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(time.Second)
+
+	var checked, refused atomic.Int32
+	var wg sync.WaitGroup
+	for i := 0; i < 40; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := s.Login(ctx, "admin", "Guess-1A!", Client{IP: "10.6.0.1"})
+			switch code(err) {
+			case engine.CodeUnauthorized:
+				checked.Add(1)
+			case engine.CodeRateLimited, engine.CodeUnavailable:
+				refused.Add(1)
+			default:
+				t.Errorf("attempt: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if checked.Load() > freeFailures {
+		t.Errorf("%d of 40 parallel wrong passwords were checked, want at most %d (%d refused)", checked.Load(), freeFailures, refused.Load())
+	}
+	if _, err := s.Login(ctx, "admin", "Admin#2026pass", home); err != nil {
+		t.Fatalf("the right password from the known address after a stranger's failures: %v", err)
+	}
+
+	// A full lock (stranger's failures from many addresses) holds for a new
+	// address, until an administrator unlocks or resets the account.
+	for i := 0; i < accountFailsHour; i++ {
+		s.recordAttempt(ctx, s.pool, "admin", "10.9.9.9", false)
+	}
+	c.Advance(maxBackoff + time.Second)
+	away := Client{IP: "10.0.0.2"}
+	if _, err := s.Login(ctx, "admin", "Admin#2026pass", away); code(err) != engine.CodeRateLimited {
+		t.Fatalf("expected the account lock from a new address, got %v", err)
+	}
+	if _, err := s.Login(ctx, "admin", "Admin#2026pass", home); err != nil {
+		t.Fatalf("the known address is not locked out by strangers: %v", err)
+	}
+	var adminID int64
+	s.pool.QueryRow(ctx, `select id from app_user where username = 'admin'`).Scan(&adminID)
+	actx := engine.WithActor(ctx, &engine.Actor{UserID: adminID, Username: "admin", Screens: map[int]bool{4: true}})
+	if err := s.Unlock(actx, adminID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Login(ctx, "admin", "Admin#2026pass", away); err != nil {
+		t.Fatalf("after Unlock: %v", err)
+	}
+
+	// An administrator's password reset clears a lock too.
+	c.Advance(time.Second)
+	for i := 0; i < accountFailsHour; i++ {
+		s.recordAttempt(ctx, s.pool, "admin", "10.9.9.9", false)
+	}
+	if _, err := s.Login(ctx, "admin", "Admin#2026pass", Client{IP: "10.0.0.3"}); code(err) != engine.CodeRateLimited {
+		t.Fatalf("expected the lock again, got %v", err)
+	}
+	u, err := s.GetUser(ctx, adminID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := UserInput{Username: u.Username, personFields: personFields{FirstName: u.FirstName, LastName: u.LastName, Email: u.Email,
+		DateFormat: u.DateFormat, LanguageCode: u.LanguageCode}, ChangePassword: true, NewPassword: "Fresh#2026pw"}
+	other := engine.WithActor(ctx, secondAdmin(t, s))
+	if _, err := s.UpdateUser(other, adminID, in); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Login(ctx, "admin", "Fresh#2026pw", Client{IP: "10.0.0.3"}); err != nil {
+		t.Fatalf("after an administrator's password reset: %v", err)
+	}
+}
+
+// secondAdmin adds another Administrator and returns them as an actor.
+func secondAdmin(t *testing.T, s *Service) *engine.Actor {
+	t.Helper()
+	ctx := context.Background()
+	hash, _ := HashPassword("Other#2026pass")
+	var id int64
+	if err := s.pool.QueryRow(ctx, `insert into app_user (username, first_name, last_name, email, password_hash)
+		values ('admin2', 'Second', 'Admin', 'admin2@example.com', $1) returning id`, hash).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.pool.Exec(ctx, `insert into user_role (user_id, role_id) select $1, id from role where is_admin`, id); err != nil {
+		t.Fatal(err)
+	}
+	return &engine.Actor{UserID: id, Username: "admin2", Screens: map[int]bool{3: true, 4: true, 5: true, 6: true}}
+}
