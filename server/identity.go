@@ -122,7 +122,7 @@ func (s *apiHandlers) resetPassword(c fiber.Ctx) error {
 	if err := decode(c, &in); err != nil {
 		return err
 	}
-	if err := s.identity.ResetPassword(c.Context(), in.Email, in.Code, in.NewPassword); err != nil {
+	if err := s.identity.ResetPassword(c.Context(), in.Email, in.Code, in.NewPassword, client(c)); err != nil {
 		return err
 	}
 	return ok(c, map[string]string{"message": "Password has been reset."})

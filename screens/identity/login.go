@@ -80,9 +80,13 @@ func (s *Service) Login(ctx context.Context, username, password string, from Cli
 	if !found {
 		hash = dummyHash
 	}
-	match, err := VerifyPassword(hash, password)
+	match, err := s.verify(ctx, hash, password)
 	if err != nil {
-		return nil, engine.Internal(fmt.Errorf("login %s: %w", username, err))
+		// Not checked: the try does not count against the account.
+		if _, derr := s.pool.Exec(ctx, `delete from login_attempt where id = $1`, attempt); derr != nil {
+			return nil, derr
+		}
+		return nil, err
 	}
 	if !found || !match || !active {
 		reason := "wrong password"
@@ -146,25 +150,37 @@ func (s *Service) VerifyLogin(ctx context.Context, challengeID, code string, fro
 	if len(code) != 6 || strings.Trim(code, "0123456789") != "" {
 		return nil, engine.Invalid("code", "Enter the 6-digit code.")
 	}
-	if _, err := uuid.Parse(challengeID); err != nil {
-		return nil, engine.Unauthorized("The code is invalid or has expired. Sign in again to get a new code.")
+	var account string // the challenge's user, for the per-account limit
+	if _, err := uuid.Parse(challengeID); err == nil {
+		err := s.pool.QueryRow(ctx, `select u.username from one_time_code c join app_user u on u.id = c.user_id where c.id = $1`, challengeID).Scan(&account)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return nil, err
+		}
+	}
+	if err := s.codeGate(ctx, "verify", account, from.IP); err != nil {
+		return nil, err
 	}
 	var userID int64
 	var ok bool
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var err error
-		userID, ok, err = s.spendCode(ctx, tx, challengeID, "login", code)
-		return err
-	})
-	if err != nil {
-		return nil, err
+	if _, err := uuid.Parse(challengeID); err == nil {
+		err := s.inTx(ctx, func(tx pgx.Tx) error {
+			var err error
+			userID, ok, err = s.spendCode(ctx, tx, challengeID, "login", code)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	if !ok {
+		if err := s.codeFailed(ctx, "verify", account, from.IP); err != nil {
+			return nil, err
+		}
 		if err := engine.Audit(ctx, s.pool, engine.AuditEntry{Action: "login.code_failed", Entity: "user", Actor: "unknown",
 			After: map[string]string{"challengeId": challengeID, "ip": from.IP}}); err != nil {
 			return nil, err
 		}
-		return nil, engine.Unauthorized("The code is invalid or has expired. After 5 wrong tries a code stops working; sign in again to get a new one.")
+		return nil, engine.Unauthorized("The code is invalid or has expired. After 5 wrong tries a code stops working; sign in again to get a new one.").With("auth.badCode")
 	}
 	var name string
 	var active bool

@@ -58,13 +58,13 @@ func (s *Service) ForgotPassword(ctx context.Context, email string) error {
 	return nil
 }
 
-var errBadResetCode = engine.Invalid("code", "The reset code is invalid or has expired.")
+var errBadResetCode = engine.Invalid("code", "The reset code is invalid or has expired.").With("auth.badResetCode")
 
 // ResetPassword sets a new password with a code sent by ForgotPassword. The
 // newest live code of the user is tried; five wrong tries kill it. Success
 // ends every session of the user. Two-factor stays on: a reset does not
 // bypass it.
-func (s *Service) ResetPassword(ctx context.Context, email, code, newPassword string) error {
+func (s *Service) ResetPassword(ctx context.Context, email, code, newPassword string, from Client) error {
 	email, code = strings.TrimSpace(email), strings.TrimSpace(code)
 	switch {
 	case email == "":
@@ -77,15 +77,14 @@ func (s *Service) ResetPassword(ctx context.Context, email, code, newPassword st
 	if msg := ValidatePassword(newPassword); msg != "" {
 		return engine.Invalid("newPassword", "New password %s.", msg)
 	}
-	if len(code) != 6 || strings.Trim(code, "0123456789") != "" {
-		return errBadResetCode
-	}
-	hash, err := HashPassword(newPassword)
-	if err != nil {
-		return engine.Internal(err)
+	if err := s.codeGate(ctx, "reset", email, from.IP); err != nil {
+		return err
 	}
 	var ok bool
-	err = s.inTx(ctx, func(tx pgx.Tx) error {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if len(code) != 6 || strings.Trim(code, "0123456789") != "" {
+			return nil
+		}
 		var userID int64
 		var codeID, username string
 		err := tx.QueryRow(ctx, `select c.id, u.id, u.username from one_time_code c join app_user u on u.id = c.user_id
@@ -98,6 +97,12 @@ func (s *Service) ResetPassword(ctx context.Context, email, code, newPassword st
 			return err
 		}
 		if _, ok, err = s.spendCode(ctx, tx, codeID, "reset", code); err != nil || !ok {
+			return err
+		}
+		// Hashed only once the code is right: a wrong code costs no hash. Busy
+		// hashing rolls the try back, so the code stays usable.
+		hash, err := s.hash(ctx, newPassword)
+		if err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `update app_user set password_hash = $2, updated_on = $3, updated_by = $4, sign_in_cleared_at = $3 where id = $1`,
@@ -117,6 +122,9 @@ func (s *Service) ResetPassword(ctx context.Context, email, code, newPassword st
 		return err
 	}
 	if !ok {
+		if err := s.codeFailed(ctx, "reset", email, from.IP); err != nil {
+			return err
+		}
 		return errBadResetCode
 	}
 	return nil

@@ -2,6 +2,9 @@ package identity
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -109,4 +112,66 @@ func secondAdmin(t *testing.T, s *Service) *engine.Actor {
 		t.Fatal(err)
 	}
 	return &engine.Actor{UserID: id, Username: "admin2", Screens: map[int]bool{3: true, 4: true, 5: true, 6: true}}
+}
+
+// TestHole2HashConcurrencyBound: at most hashSlots argon2id hashes run at
+// once (each takes 19 MiB); beyond that a request is refused with a
+// Retry-After instead of queueing without bound. A reset checks its code
+// before hashing, and code tries are throttled per address and per account.
+func TestHole2HashConcurrencyBound(t *testing.T) {
+	c := &clock{t: time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)}
+	s := newService(t, c.Now)
+	ctx := context.Background()
+	if cap(s.hashSlots) != 2*runtime.NumCPU() {
+		t.Errorf("%d hash slots, want twice the %d cores", cap(s.hashSlots), runtime.NumCPU())
+	}
+	s.hashSlots = make(chan struct{}, 2)
+	s.hashSlots <- struct{}{}
+	s.hashSlots <- struct{}{}
+
+	_, err := s.Login(ctx, "admin", "Admin#2026pass", Client{IP: "10.0.0.1"})
+	var e *engine.Error
+	if !errors.As(err, &e) || e.Code != engine.CodeUnavailable || e.RetryAfter <= 0 {
+		t.Fatalf("a sign-in with every hash slot taken: %v, want unavailable with a Retry-After", err)
+	}
+	// A wrong reset code is refused without a hash, so even now it is a 400.
+	if err := s.ForgotPassword(ctx, "admin@ledgerdesk.local"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ResetPassword(ctx, "admin@ledgerdesk.local", "000000", "N3w!Passw0rd", Client{IP: "10.0.0.1"}); code(err) != engine.CodeInvalid {
+		t.Fatalf("a wrong reset code while hashing is saturated: %v", err)
+	}
+	<-s.hashSlots
+	if _, err := s.Login(ctx, "admin", "Admin#2026pass", Client{IP: "10.0.0.1"}); err != nil {
+		t.Fatalf("with a slot free: %v", err)
+	}
+
+	// Reset codes: per address, then per account, at most codeFails15Min wrong tries.
+	for i := 0; i < codeFails15Min; i++ {
+		if err := s.ResetPassword(ctx, "nobody@example.com", "000000", "N3w!Passw0rd", Client{IP: "10.5.0.1"}); code(err) != engine.CodeInvalid {
+			t.Fatalf("wrong code %d: %v", i, err)
+		}
+	}
+	if err := s.ResetPassword(ctx, "admin@ledgerdesk.local", "000000", "N3w!Passw0rd", Client{IP: "10.5.0.1"}); code(err) != engine.CodeRateLimited {
+		t.Fatalf("reset tries past the address limit: %v", err)
+	}
+	for i := 0; i < codeFails15Min; i++ {
+		ip := Client{IP: fmt.Sprintf("10.4.0.%d", i)}
+		if err := s.ResetPassword(ctx, "admin@ledgerdesk.local", "000000", "N3w!Passw0rd", ip); code(err) != engine.CodeInvalid && code(err) != engine.CodeRateLimited {
+			t.Fatalf("wrong code %d: %v", i, err)
+		}
+	}
+	if err := s.ResetPassword(ctx, "admin@ledgerdesk.local", "000000", "N3w!Passw0rd", Client{IP: "10.3.0.1"}); code(err) != engine.CodeRateLimited {
+		t.Fatalf("reset tries past the account limit: %v", err)
+	}
+
+	// Sign-in codes: the same per address.
+	for i := 0; i < codeFails15Min; i++ {
+		if _, err := s.VerifyLogin(ctx, "5f0c6f0e-1111-4111-8111-111111111111", "000000", Client{IP: "10.2.0.1"}); code(err) != engine.CodeUnauthorized {
+			t.Fatalf("wrong sign-in code %d: %v", i, err)
+		}
+	}
+	if _, err := s.VerifyLogin(ctx, "5f0c6f0e-1111-4111-8111-111111111111", "000000", Client{IP: "10.2.0.1"}); code(err) != engine.CodeRateLimited {
+		t.Fatalf("sign-in code tries past the address limit: %v", err)
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
+	"runtime"
 	"time"
 
 	"github.com/google/uuid"
@@ -35,6 +36,7 @@ const (
 	maxBackoff         = 60 * time.Second
 	resetCodesPerHour  = 5
 	loginCodesPerHour  = 10
+	codeFails15Min     = 10 // wrong reset or sign-in codes an address, or an account, may send in 15 minutes
 	DefaultTokenTTL    = 8 * time.Hour
 	DefaultDateFormat  = "DD-MM-YYYY HH:mm:ss"
 	DefaultLanguage    = "en"
@@ -50,6 +52,8 @@ type Service struct {
 	mail    *mail.Sender
 	now     func() time.Time
 	log     *slog.Logger
+	// hashSlots bounds the argon2id hashes running at once (19 MiB each).
+	hashSlots chan struct{}
 }
 
 // Options configure a Service.
@@ -60,6 +64,9 @@ type Options struct {
 	Mail     *mail.Sender
 	Now      func() time.Time
 	Log      *slog.Logger
+	// HashConcurrency bounds the password hashes running at once; 0 means
+	// twice the cores.
+	HashConcurrency int
 }
 
 // New returns the identity service.
@@ -70,6 +77,9 @@ func New(o Options) *Service {
 	if o.TokenTTL == 0 {
 		o.TokenTTL = DefaultTokenTTL
 	}
+	if o.HashConcurrency <= 0 {
+		o.HashConcurrency = 2 * runtime.NumCPU()
+	}
 	mac := hmac.New(sha256.New, o.Secret)
 	mac.Write([]byte("ledgerdesk one-time codes"))
 	return &Service{
@@ -79,6 +89,8 @@ func New(o Options) *Service {
 		mail:    o.Mail,
 		now:     o.Now,
 		log:     o.Log,
+
+		hashSlots: make(chan struct{}, o.HashConcurrency),
 	}
 }
 

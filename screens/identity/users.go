@@ -148,9 +148,9 @@ func (s *Service) CreateUser(ctx context.Context, in UserInput) (*User, error) {
 	if err != nil {
 		return nil, err
 	}
-	hash, err := HashPassword(in.Password)
+	hash, err := s.hash(ctx, in.Password)
 	if err != nil {
-		return nil, engine.Internal(err)
+		return nil, err
 	}
 	active := in.IsActive == nil || *in.IsActive
 	actor := engine.ActorFrom(ctx).Username
@@ -182,9 +182,9 @@ func (s *Service) UpdateUser(ctx context.Context, id int64, in UserInput) (*User
 	}
 	var hash *string
 	if in.ChangePassword {
-		h, err := HashPassword(in.NewPassword)
+		h, err := s.hash(ctx, in.NewPassword)
 		if err != nil {
-			return nil, engine.Internal(err)
+			return nil, err
 		}
 		hash = &h
 	}
