@@ -392,6 +392,9 @@ func (s *Service) Unlock(ctx context.Context, id int64) error {
 		if err != nil {
 			return err
 		}
+		if err := mayEditUser(ctx, tx, id); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, `update app_user set sign_in_cleared_at = $2 where id = $1`, id, s.now()); err != nil {
 			return err
 		}

@@ -121,6 +121,9 @@ func (s *Service) UpdateRole(ctx context.Context, id int64, in RoleInput) (*Role
 		if err != nil {
 			return err
 		}
+		if err := mayEditRole(ctx, tx, before); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, `update role set role_name = $2, description = $3, updated_on = $4, updated_by = $5 where id = $1`,
 			id, in.RoleName, in.Description, s.now(), actor); err != nil {
 			return duplicate(err)
@@ -199,6 +202,9 @@ func (s *Service) SetRoleScreens(ctx context.Context, id int64, screenIDs []int)
 		}
 		if r.IsAdmin {
 			return engine.Invalid("screenIds", "The Administrator role always grants every screen.")
+		}
+		if err := mayGrantScreens(ctx, tx, id, screenIDs); err != nil {
+			return err
 		}
 		before, err := replaceLinks(ctx, tx, roleScreens, id, screenIDs)
 		if err != nil {

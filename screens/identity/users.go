@@ -195,6 +195,9 @@ func (s *Service) UpdateUser(ctx context.Context, id int64, in UserInput) (*User
 		if err != nil {
 			return err
 		}
+		if err := mayEditUser(ctx, tx, id); err != nil {
+			return err
+		}
 		active := before.IsActive
 		if in.IsActive != nil {
 			active = *in.IsActive
@@ -251,6 +254,9 @@ func (s *Service) SetUserRoles(ctx context.Context, id int64, roleIDs []int64) (
 	roleIDs = uniqueIDs(roleIDs)
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if _, err := s.getUser(ctx, tx, id, true); err != nil {
+			return err
+		}
+		if err := mayGrantRoles(ctx, tx, id, roleIDs); err != nil {
 			return err
 		}
 		before, err := replaceLinks(ctx, tx, userRoles, id, roleIDs)
