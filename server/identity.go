@@ -31,6 +31,7 @@ func (s *apiHandlers) mountIdentity(r fiber.Router) {
 
 	r.Get("/profile", s.authenticate, s.getProfile)
 	r.Put("/profile", s.authenticate, s.putProfile)
+	r.Post("/profile/code", s.authenticate, s.profileCode)
 
 	// Users/list before users/:id: routes are case-insensitive.
 	r.Get("/Users/list", s.authenticate, screen(screenUsersList, screenUserEdit, screenTasks), s.userOptions)
@@ -146,6 +147,14 @@ func (s *apiHandlers) putProfile(c fiber.Ctx) error {
 		return err
 	}
 	return ok(c, p)
+}
+
+func (s *apiHandlers) profileCode(c fiber.Ctx) error {
+	ch, err := s.identity.SendConfirmCode(c.Context())
+	if err != nil {
+		return err
+	}
+	return ok(c, ch)
 }
 
 func (s *apiHandlers) userOptions(c fiber.Ctx) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -81,4 +82,79 @@ func TestHole4PrivilegeEscalation(t *testing.T) {
 	if email != "admin@ledgerdesk.local" || name != "Administrator" {
 		t.Errorf("admin email %q, admin role %q", email, name)
 	}
+}
+
+// TestHole5EmailChangeNeedsPassword: with only a stolen token nobody can move
+// the account's email (where reset and sign-in codes go) or turn two-factor
+// off: both need the current password, and a code for a two-factor user;
+// the old address is told.
+func TestHole5EmailChangeNeedsPassword(t *testing.T) {
+	w := newWorld(t)
+	admin := w.login("admin", adminPassword)
+	_, victim := w.addUser(admin, "victim", 1)
+	me := w.must(200, "GET", "/api/profile", victim, nil)
+	me["email"] = "thief@example.com"
+	for _, tt := range []struct {
+		name, current string
+	}{{"no password", ""}, {"wrong password", "Wrong#pass1"}} {
+		me["currentPassword"] = tt.current
+		if a := w.do("PUT", "/api/profile", victim, me); a.status != 400 || a.env.Field != "currentPassword" {
+			t.Fatalf("%s: %d %s", tt.name, a.status, a.body)
+		}
+	}
+	me["currentPassword"] = "Passw0rd!v"
+	w.must(200, "PUT", "/api/profile", victim, me)
+	if m := w.smtp.Next(t, "victim@example.com"); !strings.Contains(m.Data, "thief@example.com") {
+		t.Errorf("the old address must be told of the change: %q", m.Data)
+	}
+
+	// A two-factor user also needs a code sent to the current channel.
+	id, _ := w.addUser(admin, "guarded", 1)
+	user := w.must(200, "GET", fmt.Sprintf("/api/users/%d", id), admin, nil)
+	user["enableTwoFactor"], user["twoFactorType"] = true, 1
+	w.must(200, "PUT", fmt.Sprintf("/api/users/%d", id), admin, user)
+	ch := w.must(200, "POST", "/api/auth/login", "", map[string]string{"username": "guarded", "password": "Passw0rd!g"})
+	code := w.smtp.Next(t, "guarded@example.com").Code(t)
+	signed := w.must(200, "POST", "/api/auth/login/verify", "", map[string]any{"challengeId": ch["challengeId"], "code": code})
+	guarded := signed["token"].(string)
+	me = w.must(200, "GET", "/api/profile", guarded, nil)
+	me["email"], me["currentPassword"] = "thief2@example.com", "Passw0rd!g"
+	if a := w.do("PUT", "/api/profile", guarded, me); a.status != 400 || a.env.Field != "code" {
+		t.Fatalf("two-factor user without a code: %d %s", a.status, a.body)
+	}
+	confirm := w.must(200, "POST", "/api/profile/code", guarded, nil)
+	me["challengeId"], me["code"] = confirm["challengeId"], w.smtp.Next(t, "guarded@example.com").Code(t)
+	w.must(200, "PUT", "/api/profile", guarded, me)
+	w.smtp.Next(t, "guarded@example.com") // the notice
+
+	// The user form on oneself: the same rules for email and two-factor off.
+	selfID, self := w.addUser(admin, "selfedit", 3, 4)
+	form := w.must(200, "GET", fmt.Sprintf("/api/users/%d", selfID), self, nil)
+	form["email"] = "thief3@example.com"
+	if a := w.do("PUT", fmt.Sprintf("/api/users/%d", selfID), self, form); a.status != 400 || a.env.Field != "currentPassword" {
+		t.Fatalf("own email through the user form: %d %s", a.status, a.body)
+	}
+}
+
+// TestProfilePasswordChange: a user changes their own password in the
+// profile with the current one; their other sessions end, this one stays.
+func TestProfilePasswordChange(t *testing.T) {
+	w := newWorld(t)
+	admin := w.login("admin", adminPassword)
+	_, tok := w.addUser(admin, "changer", 1)
+	other := w.login("changer", "Passw0rd!c")
+	me := w.must(200, "GET", "/api/profile", tok, nil)
+	me["newPassword"] = "Brand#new22"
+	if a := w.do("PUT", "/api/profile", tok, me); a.status != 400 || a.env.Field != "currentPassword" {
+		t.Fatalf("without the current password: %d %s", a.status, a.body)
+	}
+	me["currentPassword"], me["newPassword"] = "Passw0rd!c", "weak"
+	if a := w.do("PUT", "/api/profile", tok, me); a.status != 400 || a.env.Field != "newPassword" {
+		t.Fatalf("a weak new password: %d %s", a.status, a.body)
+	}
+	me["newPassword"] = "Brand#new22"
+	w.must(200, "PUT", "/api/profile", tok, me)
+	w.must(200, "GET", "/api/profile", tok, nil)
+	w.must(401, "GET", "/api/profile", other, nil)
+	w.login("changer", "Brand#new22")
 }

@@ -43,6 +43,9 @@ type UserInput struct {
 	EnableTwoFactor bool   `json:"enableTwoFactor"`
 	TwoFactorType   int    `json:"twoFactorType"`
 	IsActive        *bool  `json:"isActive"`
+	// Proof is needed when users change their own email, password or turn
+	// their own two-factor off through the user form.
+	Proof
 }
 
 const userColumns = `id, id, username, first_name, last_name, email, coalesce(mobile_number, ''), date_of_birth,
@@ -190,6 +193,8 @@ func (s *Service) UpdateUser(ctx context.Context, id int64, in UserInput) (*User
 	}
 	a := engine.ActorFrom(ctx)
 	var after *User
+	var emailChanged bool
+	var oldEmail string
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		before, err := s.getUser(ctx, tx, id, true)
 		if err != nil {
@@ -198,6 +203,13 @@ func (s *Service) UpdateUser(ctx context.Context, id int64, in UserInput) (*User
 		if err := mayEditUser(ctx, tx, id); err != nil {
 			return err
 		}
+		emailChanged = !strings.EqualFold(before.Email, in.Email)
+		if id == a.UserID && (emailChanged || hash != nil || before.EnableTwoFactor && !in.EnableTwoFactor) {
+			if err := s.confirm(ctx, in.Proof, before.EnableTwoFactor && (emailChanged || !in.EnableTwoFactor)); err != nil {
+				return err
+			}
+		}
+		oldEmail = before.Email
 		active := before.IsActive
 		if in.IsActive != nil {
 			active = *in.IsActive
@@ -237,6 +249,9 @@ func (s *Service) UpdateUser(ctx context.Context, id int64, in UserInput) (*User
 		}{after, hash != nil}
 		return engine.Audit(ctx, tx, engine.AuditEntry{Action: "user.update", Entity: "user", EntityID: fmt.Sprint(id), Before: before, After: audited})
 	})
+	if err == nil && emailChanged {
+		s.tellOldAddress(after.Username, oldEmail, after.Email)
+	}
 	return after, err
 }
 
