@@ -1,11 +1,17 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"net"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gofiber/fiber/v3"
 )
 
 // TestHole2RefusalsCarryRetryAfter: a throttled sign-in is a 429 that says
@@ -157,4 +163,71 @@ func TestProfilePasswordChange(t *testing.T) {
 	w.must(200, "GET", "/api/profile", tok, nil)
 	w.must(401, "GET", "/api/profile", other, nil)
 	w.login("changer", "Brand#new22")
+}
+
+// TestHole3BodyLimits: a body over its route's limit is refused from its
+// declared length, before it is read, and an upload is not read before its
+// sender is authenticated. The client below sends the headers and the first
+// 16 KB only (the server reads ahead at most 8 KB): the answer can come only
+// from a server that does not wait for the rest of the body.
+func TestHole3BodyLimits(t *testing.T) {
+	cfg := testConfig(t)
+	app := New(Deps{Config: cfg, Log: discardLog()})
+	ln, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go app.Listener(ln, fiber.ListenConfig{DisableStartupMessage: true})
+	t.Cleanup(func() { app.Shutdown() })
+	headersOnly := func(t *testing.T, head string) int {
+		conn, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		conn.SetDeadline(time.Now().Add(20 * time.Second)) // a server waiting for the body never answers
+		fmt.Fprint(conn, head+strings.Repeat("x", 16<<10))
+		res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("no answer before the body: %v", err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	t.Run("95 MB to the sign-in", func(t *testing.T) {
+		if st := headersOnly(t, "POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 99614720\r\n\r\n"); st != 413 {
+			t.Fatalf("status %d, want 413", st)
+		}
+	})
+	t.Run("an upload without a token", func(t *testing.T) {
+		if st := headersOnly(t, "POST /api/imports HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 52428800\r\n\r\n"); st != 401 {
+			t.Fatalf("status %d, want 401", st)
+		}
+	})
+	t.Run("a chunked body past the limit", func(t *testing.T) {
+		conn, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		conn.SetDeadline(time.Now().Add(30 * time.Second))
+		go func() {
+			fmt.Fprint(conn, "POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+			chunk := strings.Repeat("x", 64<<10)
+			for i := 0; i < 32; i++ { // 2 MiB, past the 1 MiB limit
+				if _, err := fmt.Fprintf(conn, "%x\r\n%s\r\n", len(chunk), chunk); err != nil {
+					return // the server answered and closed
+				}
+			}
+			fmt.Fprint(conn, "0\r\n\r\n")
+		}()
+		res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != 413 {
+			t.Fatalf("status %d, want 413", res.StatusCode)
+		}
+	})
 }
