@@ -101,13 +101,7 @@ func TestUploadThroughTheAPI(t *testing.T) {
 func TestUploadTooLarge(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.UploadMaxBytes = 64 << 10
-	app := New(Deps{Config: cfg, Log: discardLog()})
-	ln, err := Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go app.Listener(ln, fiber.ListenConfig{DisableStartupMessage: true})
-	t.Cleanup(func() { app.Shutdown() })
+	ln := listen(t, New(Deps{Config: cfg, Log: discardLog()}))
 	// Announce a 2 GB body and send its first 16 KB: the answer comes from
 	// the headers (the server reads ahead at most 8 KB), and a client
 	// streaming the rest of the body sees the connection close.
@@ -130,6 +124,18 @@ func TestUploadTooLarge(t *testing.T) {
 	if err != nil || res.StatusCode != 200 {
 		t.Fatalf("the server after a huge upload: %v %v", res, err)
 	}
+}
+
+// listen serves app on a free local port until the test ends.
+func listen(t *testing.T, app *fiber.App) net.Listener {
+	t.Helper()
+	ln, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go app.Listener(ln, fiber.ListenConfig{DisableStartupMessage: true})
+	t.Cleanup(func() { app.Shutdown() })
+	return ln
 }
 
 func discardLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

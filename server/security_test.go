@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/gofiber/fiber/v3"
 )
 
 // TestHole2RefusalsCarryRetryAfter: a throttled sign-in is a 429 that says
@@ -171,14 +169,7 @@ func TestProfilePasswordChange(t *testing.T) {
 // 16 KB only (the server reads ahead at most 8 KB): the answer can come only
 // from a server that does not wait for the rest of the body.
 func TestHole3BodyLimits(t *testing.T) {
-	cfg := testConfig(t)
-	app := New(Deps{Config: cfg, Log: discardLog()})
-	ln, err := Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go app.Listener(ln, fiber.ListenConfig{DisableStartupMessage: true})
-	t.Cleanup(func() { app.Shutdown() })
+	ln := listen(t, New(Deps{Config: testConfig(t), Log: discardLog()}))
 	headersOnly := func(t *testing.T, head string) int {
 		conn, err := net.Dial("tcp", ln.Addr().String())
 		if err != nil {
