@@ -21,6 +21,9 @@ type relation struct {
 	columns map[string]catalogColumn
 }
 
+// intBits is the width of each whole-number database type.
+var intBits = map[string]int{"smallint": 16, "integer": 32, "bigint": 64}
+
 // loadCatalogue reads every table and view of the current schema.
 func loadCatalogue(ctx context.Context, pool *pgxpool.Pool) (map[string]*relation, error) {
 	rows, err := pool.Query(ctx, `
@@ -101,6 +104,7 @@ func Validate(ctx context.Context, pool *pgxpool.Pool, md *Metadata) error {
 			if c.Type == "enum" {
 				c.EnumInt = cc.dataType == "smallint" || cc.dataType == "integer"
 			}
+			c.intBits = intBits[cc.dataType]
 			if base != nil && (c.Editable || c.Field == v.Key || c.Field == v.Version) {
 				if _, ok := base.columns[c.Column]; !ok {
 					add("views.yaml", name, "column %s: %q is not a column of the base table %s", c.Field, c.Column, v.Table)
@@ -147,6 +151,7 @@ func Validate(ctx context.Context, pool *pgxpool.Pool, md *Metadata) error {
 				ff.col().EnumInt = cc.dataType == "smallint" || cc.dataType == "integer"
 				ff.enumInt = ff.col().EnumInt
 			}
+			ff.col().intBits = intBits[cc.dataType]
 			if !cc.nullable && !cc.hasDef && !ff.Required && ff.Default == nil {
 				add(file, name, "field %s: the column is NOT NULL without a default, so the field must be required or have a default", ff.Field)
 			}

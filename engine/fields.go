@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"strconv"
@@ -150,7 +151,16 @@ func parseInt(c *Column, v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	bits := c.intBits
+	if bits == 0 {
+		bits = 64
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, bits)
+	if errors.Is(err, strconv.ErrRange) {
+		limit := int64(1)<<(bits-1) - 1
+		return nil, Invalid(c.Field, "%s must be a whole number from %d to %d.", c.Field, -limit-1, limit).
+			With("grid.numberOutOfRange", "field", c.Field, "min", -limit-1, "max", limit)
+	}
 	if err != nil {
 		return nil, Invalid(c.Field, "%s must be a whole number.", c.Field)
 	}

@@ -124,6 +124,9 @@ type Column struct {
 	// column's Scale is only how it is shown.
 	maxDecimals int
 	pattern     *regexp.Regexp // Pattern, compiled by the structural checks
+	// intBits is the width of an int column's database type (16, 32 or 64),
+	// set by validation: a value past it is bad input, not a database error.
+	intBits int
 }
 
 // Status colours a column by value: a value listed in Values gets that

@@ -10,6 +10,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"ledgerdesk/screens/identity"
 )
 
 // TestHole2RefusalsCarryRetryAfter: a throttled sign-in is a 429 that says
@@ -221,4 +225,65 @@ func TestHole3BodyLimits(t *testing.T) {
 			t.Fatalf("status %d, want 413", res.StatusCode)
 		}
 	})
+}
+
+// TestHole7NumbersOutOfRange: a whole number past its column's range in a
+// grid filter or an inline edit is a 400 naming the field, not a 500.
+func TestHole7NumbersOutOfRange(t *testing.T) {
+	w := newWorld(t)
+	admin := w.login("admin", adminPassword)
+	w.must(201, "POST", "/api/ConfigSettings", admin, map[string]any{"providerName": "Nuvei", "transactionType": "1",
+		"providerActor": "Nuvei", "dateThreshold": 3})
+	page := w.must(200, "POST", "/api/grid", admin, map[string]any{"ViewName": "VW_ConfigSettings", "PageSize": 10})
+	row := page["dataList"].([]any)[0].(map[string]any)
+	id, version := row["Id"], row["UpdatedOn"]
+	tests := []struct {
+		name, method, path string
+		body               any
+		field              string
+	}{
+		{"grid filter", "POST", "/api/grid", `{"ViewName":"VW_ConfigSettings","Filters":[{"field":"DateThreshold","op":"equals","value":99999999999}]}`, "DateThreshold"},
+		{"grid filter, negative", "POST", "/api/grid", `{"ViewName":"VW_ConfigSettings","Filters":[{"field":"DateThreshold","op":"gt","value":-99999999999}]}`, "DateThreshold"},
+		{"grid filter, key", "POST", "/api/grid", `{"ViewName":"VW_ConfigSettings","Filters":[{"field":"Id","op":"in","value":[1, 99999999999999999999]}]}`, "Id"},
+		{"inline edit", "PUT", "/api/grid/row", map[string]any{"ViewName": "VW_ConfigSettings", "Key": id, "Version": version,
+			"Values": map[string]any{"DateThreshold": 99999999999}}, "DateThreshold"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if a := w.do(tt.method, tt.path, admin, tt.body); a.status != 400 || a.env.Field != tt.field {
+				t.Fatalf("status %d field %q, want 400 %q: %s", a.status, a.env.Field, tt.field, a.body)
+			}
+		})
+	}
+}
+
+// TestHole7DatabaseDownIs503: a request that cannot reach the database is a
+// 503 with Retry-After, not a 500.
+func TestHole7DatabaseDownIs503(t *testing.T) {
+	pool, err := pgxpool.New(context.Background(), "postgres://postgres@127.0.0.1:1/gone?connect_timeout=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	secret := []byte(strings.Repeat("s", 32))
+	ident := identity.New(identity.Options{Pool: pool, Secret: secret, Log: discardLog()})
+	app := New(Deps{Config: testConfig(t), Pool: pool, Log: discardLog(), Identity: ident})
+	w := &world{t: t, app: app}
+	token, _, err := identity.NewTokens(secret, time.Hour, time.Now).Issue(1, "5f0c6f0e-1111-4111-8111-111111111111")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		method, path, token string
+		body                any
+	}{
+		{"POST", "/api/auth/login", "", map[string]string{"username": "admin", "password": "Whatever#1"}},
+		{"GET", "/api/profile", token, nil},
+		{"POST", "/api/auth/forgot-password", "", map[string]string{"email": "a@example.com"}},
+	} {
+		a := w.do(tt.method, tt.path, tt.token, tt.body)
+		if a.status != 503 || a.header.Get("Retry-After") == "" {
+			t.Errorf("%s %s: %d Retry-After %q: %s", tt.method, tt.path, a.status, a.header.Get("Retry-After"), a.body)
+		}
+	}
 }
