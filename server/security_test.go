@@ -287,3 +287,46 @@ func TestHole7DatabaseDownIs503(t *testing.T) {
 		}
 	}
 }
+
+// TestHole8LostUpdates: a PUT on a form resource, a user or a role carries
+// the version it read; a save over someone else's newer save is a 409 and
+// leaves their save in place.
+func TestHole8LostUpdates(t *testing.T) {
+	w := newWorld(t)
+	admin := w.login("admin", adminPassword)
+	country := w.must(201, "POST", "/api/Country", admin, map[string]any{"countryCode": "SE", "countryName": "Sweden"})
+	userID, _ := w.addUser(admin, "editee", 1)
+	role := w.must(201, "POST", "/api/roles", admin, map[string]any{"roleName": "Editors"})
+	paths := map[string]string{
+		"form resource": fmt.Sprintf("/api/Country/%v", country["CountryID"]),
+		"user":          fmt.Sprintf("/api/users/%d", userID),
+		"role":          fmt.Sprintf("/api/roles/%v", role["id"]),
+	}
+	rename := map[string][2]string{"form resource": {"countryName", "Sverige"}, "user": {"firstName", "Renamed"}, "role": {"roleName", "Writers"}}
+	for name, path := range paths {
+		t.Run(name, func(t *testing.T) {
+			read := w.must(200, "GET", path, admin, nil)
+			if read["version"] == nil {
+				t.Fatalf("no version in %v", read)
+			}
+			first, second := map[string]any{}, map[string]any{}
+			for k, v := range read {
+				first[k], second[k] = v, v
+			}
+			first[rename[name][0]] = rename[name][1]
+			w.must(200, "PUT", path, admin, first)
+			second[rename[name][0]] = "Lost"
+			a := w.do("PUT", path, admin, second)
+			if a.status != 409 || a.env.Code != "record.changed" {
+				t.Fatalf("a save from a stale read: %d %s", a.status, a.body)
+			}
+			delete(second, "version")
+			if a := w.do("PUT", path, admin, second); a.status != 400 || a.env.Field != "version" {
+				t.Fatalf("a save without a version: %d %s", a.status, a.body)
+			}
+			if now := w.must(200, "GET", path, admin, nil); now[rename[name][0]] != rename[name][1] {
+				t.Fatalf("the first save was lost: %v", now)
+			}
+		})
+	}
+}

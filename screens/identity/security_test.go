@@ -88,7 +88,7 @@ func TestHole1SignInThrottlingRace(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := UserInput{Username: u.Username, personFields: personFields{FirstName: u.FirstName, LastName: u.LastName, Email: u.Email,
-		DateFormat: u.DateFormat, LanguageCode: u.LanguageCode}, ChangePassword: true, NewPassword: "Fresh#2026pw"}
+		DateFormat: u.DateFormat, LanguageCode: u.LanguageCode}, ChangePassword: true, NewPassword: "Fresh#2026pw", Version: u.Version}
 	other := engine.WithActor(ctx, secondAdmin(t, s))
 	if _, err := s.UpdateUser(other, adminID, in); err != nil {
 		t.Fatal(err)

@@ -30,6 +30,9 @@ type User struct {
 	IsActive        bool      `json:"isActive"`
 	CreatedOn       time.Time `json:"createdOn"`
 	CreatedBy       string    `json:"createdBy"`
+	// Version is when the user was last changed: an update sends the one
+	// it read, and a user changed since is not overwritten.
+	Version time.Time `json:"version"`
 }
 
 // UserInput is every field the user form may write, and nothing else: other
@@ -43,19 +46,20 @@ type UserInput struct {
 	EnableTwoFactor bool   `json:"enableTwoFactor"`
 	TwoFactorType   int    `json:"twoFactorType"`
 	IsActive        *bool  `json:"isActive"`
+	Version         any    `json:"version"` // the user's version as read (updates only)
 	// Proof is needed when users change their own email, password or turn
 	// their own two-factor off through the user form.
 	Proof
 }
 
 const userColumns = `id, id, username, first_name, last_name, email, coalesce(mobile_number, ''), date_of_birth,
-	date_format, language_code, enable_two_factor, two_factor_type, is_active, created_on, created_by`
+	date_format, language_code, enable_two_factor, two_factor_type, is_active, created_on, created_by, updated_on`
 
 func scanUser(row pgx.Row) (*User, error) {
 	var u User
 	var dob *time.Time
 	err := row.Scan(&u.ID, &u.UserID, &u.Username, &u.FirstName, &u.LastName, &u.Email, &u.MobileNumber, &dob,
-		&u.DateFormat, &u.LanguageCode, &u.EnableTwoFactor, &u.TwoFactorType, &u.IsActive, &u.CreatedOn, &u.CreatedBy)
+		&u.DateFormat, &u.LanguageCode, &u.EnableTwoFactor, &u.TwoFactorType, &u.IsActive, &u.CreatedOn, &u.CreatedBy, &u.Version)
 	u.DateOfBirth = dateString(dob)
 	return &u, err
 }
@@ -201,6 +205,9 @@ func (s *Service) UpdateUser(ctx context.Context, id int64, in UserInput) (*User
 			return err
 		}
 		if err := mayEditUser(ctx, tx, id); err != nil {
+			return err
+		}
+		if err := engine.CheckVersion(before.Version, in.Version); err != nil {
 			return err
 		}
 		emailChanged = !strings.EqualFold(before.Email, in.Email)
