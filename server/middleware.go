@@ -63,3 +63,10 @@ func securityHeaders(c fiber.Ctx) error {
 	c.Set("Cross-Origin-Opener-Policy", "same-origin")
 	return c.Next()
 }
+
+// noStore keeps every API answer out of browser and proxy caches: answers
+// carry tokens (sign-in) and the data of whoever asked.
+func noStore(c fiber.Ctx) error {
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.Next()
+}

@@ -266,7 +266,8 @@ func NewIdentity(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.
 	if err != nil {
 		return nil, nil, err
 	}
-	return identity.New(identity.Options{Pool: pool, Secret: secret, Mail: sender, Log: log}), sender, nil
+	return identity.New(identity.Options{Pool: pool, Secret: secret, Mail: sender, Log: log,
+		IdleTimeout: cfg.SessionIdle, MaxSessions: cfg.SessionsPerUser}), sender, nil
 }
 
 // Listen binds addr, turning the common failures into one clear line.

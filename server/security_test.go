@@ -279,7 +279,6 @@ func TestHole7DatabaseDownIs503(t *testing.T) {
 	}{
 		{"POST", "/api/auth/login", "", map[string]string{"username": "admin", "password": "Whatever#1"}},
 		{"GET", "/api/profile", token, nil},
-		{"POST", "/api/auth/forgot-password", "", map[string]string{"email": "a@example.com"}},
 	} {
 		a := w.do(tt.method, tt.path, tt.token, tt.body)
 		if a.status != 503 || a.header.Get("Retry-After") == "" {
@@ -328,5 +327,25 @@ func TestHole8LostUpdates(t *testing.T) {
 				t.Fatalf("the first save was lost: %v", now)
 			}
 		})
+	}
+}
+
+// TestHole9NoStore: no API answer may be kept by a browser or proxy cache
+// (the sign-in answer carries the token).
+func TestHole9NoStore(t *testing.T) {
+	w := newWorld(t)
+	for _, tt := range []struct {
+		method, path string
+		body         any
+	}{
+		{"POST", "/api/auth/login", map[string]string{"username": "admin", "password": adminPassword}},
+		{"POST", "/api/auth/login", map[string]string{"username": "admin", "password": "Wrong#pass1"}},
+		{"GET", "/api/health", nil},
+		{"GET", "/api/profile", nil},
+		{"GET", "/api/no-such-thing", nil},
+	} {
+		if a := w.do(tt.method, tt.path, "", tt.body); a.header.Get("Cache-Control") != "no-store" {
+			t.Errorf("%s %s (%d): Cache-Control %q", tt.method, tt.path, a.status, a.header.Get("Cache-Control"))
+		}
 	}
 }

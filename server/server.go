@@ -69,7 +69,7 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 	app.Use(securityHeaders)
 	app.Use(limitBodies(d.Config.BodyLimitBytes, d.Config.UploadMaxBytes))
 
-	api := app.Group("/api")
+	api := app.Group("/api", noStore)
 	api.Get("/health", health(d))
 	ids := &apiHandlers{identity: d.Identity}
 	ids.mountIdentity(api)

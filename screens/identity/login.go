@@ -200,8 +200,14 @@ func (s *Service) startSession(ctx context.Context, userID int64, username strin
 		return nil, engine.Internal(err)
 	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `insert into auth_session (id, user_id, issued_at, expires_at, ip, user_agent) values ($1, $2, $3, $4, $5, $6)`,
+		if _, err := tx.Exec(ctx, `insert into auth_session (id, user_id, issued_at, expires_at, ip, user_agent, last_seen_at) values ($1, $2, $3, $4, $5, $6, $3)`,
 			sessionID, userID, s.now(), exp, from.IP, truncate(from.UserAgent, 300)); err != nil {
+			return err
+		}
+		// At most maxSessions live sessions: the newest stay.
+		if _, err := tx.Exec(ctx, `update auth_session set revoked_at = $3 where id in (
+				select id from auth_session where user_id = $1 and revoked_at is null and expires_at > $3
+				order by issued_at desc, id offset $2)`, userID, s.maxSessions, s.now()); err != nil {
 			return err
 		}
 		if attempt != 0 {
@@ -262,15 +268,21 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*engine.Actor
 	a := &engine.Actor{UserID: userID, SessionID: sessionID, Screens: map[int]bool{}}
 	var live bool
 	var screens []int32
+	now := s.now()
 	err = s.pool.QueryRow(ctx, `
-		select u.username, s.revoked_at is null and s.expires_at > $3 and u.is_active,
+		select u.username, s.revoked_at is null and s.expires_at > $3 and u.is_active and coalesce(s.last_seen_at, s.issued_at) > $4,
 		       array(`+screensOfUser("$2")+`)
 		from auth_session s join app_user u on u.id = s.user_id
-		where s.id = $1 and s.user_id = $2`, sessionID, userID, s.now()).Scan(&a.Username, &live, &screens)
+		where s.id = $1 and s.user_id = $2`, sessionID, userID, now, now.Add(-s.idleTimeout)).Scan(&a.Username, &live, &screens)
 	if errors.Is(err, pgx.ErrNoRows) || err == nil && !live {
 		return nil, errSession
 	}
 	if err != nil {
+		return nil, err
+	}
+	// Use keeps the session alive (idle timeout); written at most once a minute.
+	if _, err := s.pool.Exec(ctx, `update auth_session set last_seen_at = $2 where id = $1 and (last_seen_at is null or last_seen_at < $3)`,
+		sessionID, now, now.Add(-time.Minute)); err != nil {
 		return nil, err
 	}
 	for _, id := range screens {

@@ -14,8 +14,9 @@ import (
 )
 
 // ForgotPassword sends a reset code to the email when it belongs to an
-// active user. The answer is the same whether it does or not, and the mail
-// goes out in the background, so the answer's timing tells nothing either.
+// active user. It answers after checking the address's form only: the lookup
+// and the mail run after the answer, so neither its content nor its time
+// tells whether the address is known.
 func (s *Service) ForgotPassword(ctx context.Context, email string) error {
 	email = strings.TrimSpace(email)
 	if email == "" {
@@ -24,6 +25,31 @@ func (s *Service) ForgotPassword(ctx context.Context, email string) error {
 	if !validEmail(email) {
 		return engine.Invalid("email", "Email is not a valid email address.")
 	}
+	// The lookup and the mail happen after the answer: its time and content
+	// are the same whether the address is known or not.
+	select {
+	case s.background <- struct{}{}:
+		go func() {
+			defer func() { <-s.background }()
+			if err := s.sendResetCode(context.WithoutCancel(ctx), email); err != nil && s.log != nil {
+				s.log.Error("forgot-password", "err", err)
+			}
+		}()
+	default:
+		if s.log != nil {
+			s.log.Warn("forgot-password: too many requests at once; this one is dropped")
+		}
+	}
+	return nil
+}
+
+// backgroundJobs bounds the forgot-password requests worked on at once;
+// beyond it (a flood) requests are dropped, with the same answer.
+const backgroundJobs = 32
+
+// sendResetCode issues and mails a reset code when email belongs to an
+// active user (at most resetCodesPerHour an hour).
+func (s *Service) sendResetCode(ctx context.Context, email string) error {
 	var userID int64
 	var username string
 	err := s.pool.QueryRow(ctx, `select id, username from app_user where lower(email) = lower($1) and is_active`, email).Scan(&userID, &username)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -173,5 +174,91 @@ func TestHole2HashConcurrencyBound(t *testing.T) {
 	}
 	if _, err := s.VerifyLogin(ctx, "5f0c6f0e-1111-4111-8111-111111111111", "000000", Client{IP: "10.2.0.1"}); code(err) != engine.CodeRateLimited {
 		t.Fatalf("sign-in code tries past the address limit: %v", err)
+	}
+}
+
+// TestHole9TokenSkew: a token is refused from one second after its expiry.
+func TestHole9TokenSkew(t *testing.T) {
+	c := &clock{t: time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)}
+	tokens := NewTokens([]byte(strings.Repeat("k", 32)), time.Hour, c.Now)
+	tok, _, err := tokens.Issue(1, "5f0c6f0e-1111-4111-8111-111111111111")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(time.Hour)
+	if _, _, err := tokens.Parse(tok); err != nil {
+		t.Fatalf("at its expiry: %v", err)
+	}
+	c.Advance(2 * time.Second)
+	if _, _, err := tokens.Parse(tok); err == nil {
+		t.Fatal("a token two seconds past its expiry was accepted")
+	}
+}
+
+// TestHole9SessionCapAndIdleTimeout: a user has at most MaxSessions live
+// sessions (a new one ends the oldest), and a session unused for
+// IdleTimeout ends; use keeps it alive.
+func TestHole9SessionCapAndIdleTimeout(t *testing.T) {
+	c := &clock{t: time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)}
+	s := newService(t, c.Now)
+	s.maxSessions, s.idleTimeout = 2, 30*time.Minute
+	ctx := context.Background()
+	from := Client{IP: "10.0.0.1"}
+	var tokens []string
+	for i := 0; i < 3; i++ {
+		res, err := s.Login(ctx, "admin", "Admin#2026pass", from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tokens = append(tokens, res.Token)
+		c.Advance(time.Second)
+	}
+	if _, err := s.Authenticate(ctx, tokens[0]); err == nil {
+		t.Error("the oldest of three sessions outlived a cap of two")
+	}
+	for _, tok := range tokens[1:] {
+		if _, err := s.Authenticate(ctx, tok); err != nil {
+			t.Fatalf("a session within the cap: %v", err)
+		}
+	}
+	c.Advance(20 * time.Minute)
+	if _, err := s.Authenticate(ctx, tokens[2]); err != nil { // used: stays alive
+		t.Fatal(err)
+	}
+	c.Advance(20 * time.Minute)
+	if _, err := s.Authenticate(ctx, tokens[1]); err == nil {
+		t.Error("a session idle for 40 minutes was accepted")
+	}
+	if _, err := s.Authenticate(ctx, tokens[2]); err != nil {
+		t.Fatalf("a session used 20 minutes ago: %v", err)
+	}
+}
+
+// TestHole9CommonPasswords: passwords meeting the rules but on the list of
+// the most common ones are refused.
+func TestHole9CommonPasswords(t *testing.T) {
+	for _, p := range []string{"P@ssw0rd1", "Password1!", "Welcome1!", "Qwerty123!", "Letmein123!"} {
+		if CheckPasswordRules(p).Met() != 5 {
+			t.Fatalf("%s should meet the rules for this test", p)
+		}
+		if msg := ValidatePassword(p); !strings.Contains(msg, "common") {
+			t.Errorf("%s: %q, want refused as common", p, msg)
+		}
+	}
+	if msg := ValidatePassword("Admin#2026pass"); msg != "" {
+		t.Errorf("an uncommon password: %s", msg)
+	}
+}
+
+// TestHole9ForgotPasswordSameWork: the answer to forgot-password does no
+// work that depends on the address (the lookup and the mail happen after
+// it), so known and unknown addresses cost the same.
+func TestHole9ForgotPasswordSameWork(t *testing.T) {
+	s := newService(t, time.Now)
+	s.pool.Close() // any lookup before answering would fail now
+	for _, email := range []string{"admin@ledgerdesk.local", "nobody@example.com"} {
+		if err := s.ForgotPassword(context.Background(), email); err != nil {
+			t.Errorf("%s: %v", email, err)
+		}
 	}
 }

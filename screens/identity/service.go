@@ -38,6 +38,8 @@ const (
 	loginCodesPerHour  = 10
 	codeFails15Min     = 10 // wrong reset or sign-in codes an address, or an account, may send in 15 minutes
 	DefaultTokenTTL    = 8 * time.Hour
+	DefaultIdleTimeout = 30 * time.Minute
+	DefaultMaxSessions = 10
 	DefaultDateFormat  = "DD-MM-YYYY HH:mm:ss"
 	DefaultLanguage    = "en"
 	adminRoleName      = "Administrator"
@@ -54,6 +56,12 @@ type Service struct {
 	log     *slog.Logger
 	// hashSlots bounds the argon2id hashes running at once (19 MiB each).
 	hashSlots chan struct{}
+	// maxSessions caps the live sessions of a user; idleTimeout ends a
+	// session unused that long.
+	maxSessions int
+	idleTimeout time.Duration
+	// background bounds the work done after an answer (forgot-password).
+	background chan struct{}
 }
 
 // Options configure a Service.
@@ -67,6 +75,11 @@ type Options struct {
 	// HashConcurrency bounds the password hashes running at once; 0 means
 	// twice the cores.
 	HashConcurrency int
+	// IdleTimeout ends a session unused that long (0: DefaultIdleTimeout);
+	// MaxSessions caps a user's live sessions, a new one ending the oldest
+	// (0: DefaultMaxSessions).
+	IdleTimeout time.Duration
+	MaxSessions int
 }
 
 // New returns the identity service.
@@ -76,6 +89,12 @@ func New(o Options) *Service {
 	}
 	if o.TokenTTL == 0 {
 		o.TokenTTL = DefaultTokenTTL
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = DefaultMaxSessions
 	}
 	if o.HashConcurrency <= 0 {
 		o.HashConcurrency = 2 * runtime.NumCPU()
@@ -90,7 +109,10 @@ func New(o Options) *Service {
 		now:     o.Now,
 		log:     o.Log,
 
-		hashSlots: make(chan struct{}, o.HashConcurrency),
+		hashSlots:   make(chan struct{}, o.HashConcurrency),
+		maxSessions: o.MaxSessions,
+		idleTimeout: o.IdleTimeout,
+		background:  make(chan struct{}, backgroundJobs),
 	}
 }
 
