@@ -9,8 +9,12 @@ alter table login_attempt add column kind text not null default 'login' check (k
 alter table auth_session add column last_seen_at timestamptz;
 alter table one_time_code drop constraint one_time_code_purpose_check;
 alter table one_time_code add constraint one_time_code_purpose_check check (purpose in ('reset', 'login', 'confirm'));
+-- The outbox keeps bodies with their codes masked; sealed is the whole body
+-- encrypted with a key from the server secret (`ledgerdesk outbox` opens it).
+alter table mail_outbox add column sealed text;
 
 -- +goose Down
+alter table mail_outbox drop column sealed;
 delete from one_time_code where purpose = 'confirm';
 alter table one_time_code drop constraint one_time_code_purpose_check;
 alter table one_time_code add constraint one_time_code_purpose_check check (purpose in ('reset', 'login'));

@@ -13,6 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"ledgerdesk/internal/pgtest"
+	"ledgerdesk/internal/smtptest"
 	"ledgerdesk/screens/identity"
 )
 
@@ -347,5 +349,39 @@ func TestHole9NoStore(t *testing.T) {
 		if a := w.do(tt.method, tt.path, "", tt.body); a.header.Get("Cache-Control") != "no-store" {
 			t.Errorf("%s %s (%d): Cache-Control %q", tt.method, tt.path, a.status, a.header.Get("Cache-Control"))
 		}
+	}
+}
+
+// TestHole9OutboxCodesMasked: with no SMTP server, codes wait in the outbox
+// masked; the table alone does not give them away, `ledgerdesk outbox`
+// (which holds the server secret) shows them.
+func TestHole9OutboxCodesMasked(t *testing.T) {
+	pool := pgtest.New(t)
+	cfg := testConfig(t)
+	ident, sender, err := NewIdentity(context.Background(), cfg, pool, discardLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ident.EnsureAdmin(context.Background(), adminPassword); err != nil {
+		t.Fatal(err)
+	}
+	if err := ident.ForgotPassword(context.Background(), "admin@ledgerdesk.local"); err != nil {
+		t.Fatal(err)
+	}
+	var body string
+	for body == "" { // the lookup and the mail run after the answer
+		time.Sleep(10 * time.Millisecond)
+		sender.Wait()
+		pool.QueryRow(context.Background(), `select body from mail_outbox order by id desc limit 1`).Scan(&body)
+	}
+	if code := (smtptest.Mail{Data: "\r\n\r\n" + body}).FindCode(); code != "" {
+		t.Fatalf("the code %s is in clear in the outbox table: %q", code, body)
+	}
+	var out strings.Builder
+	if err := PrintOutbox(context.Background(), pool, cfg, 5, &out); err != nil {
+		t.Fatal(err)
+	}
+	if code := (smtptest.Mail{Data: "\r\n\r\n" + out.String()}).FindCode(); code == "" {
+		t.Fatalf("ledgerdesk outbox must show the code: %q", out.String())
 	}
 }

@@ -7,9 +7,17 @@ package mail
 
 import (
 	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
+	"regexp"
 	"strconv"
 	"sync"
 	"time"
@@ -70,8 +78,9 @@ func (s *Sender) Wait() { s.wg.Wait() }
 // New builds the sender for the configuration: SMTP for email when smtpURL is
 // set, the outbox otherwise; mobile messages go to the outbox until a
 // provider is configured.
-func New(smtpURL, from string, pool *pgxpool.Pool, log *slog.Logger) (*Sender, error) {
-	outbox := &Outbox{Pool: pool, Log: log}
+// outboxKey (OutboxKey of the server secret) seals what the outbox masks.
+func New(smtpURL, from string, pool *pgxpool.Pool, log *slog.Logger, outboxKey []byte) (*Sender, error) {
+	outbox := &Outbox{Pool: pool, Log: log, Key: outboxKey}
 	s := &Sender{Email: outbox, Mobile: outbox, Log: log}
 	if smtpURL != "" {
 		smtp, err := NewSMTP(smtpURL, from)
@@ -84,22 +93,80 @@ func New(smtpURL, from string, pool *pgxpool.Pool, log *slog.Logger) (*Sender, e
 }
 
 // Outbox keeps messages in the mail_outbox table. The log records that a
-// message is waiting, never its body: bodies hold codes.
+// message is waiting, never its body: bodies hold codes. The stored body
+// has its codes masked; the whole body is kept sealed with Key (from the
+// server secret), so only `ledgerdesk outbox` shows the codes, not a read of
+// the table.
 type Outbox struct {
 	Pool *pgxpool.Pool
 	Log  *slog.Logger
+	Key  []byte // nil: codes are masked and not kept at all
 }
 
+// codes are the six-digit codes of reset and sign-in messages.
+var codes = regexp.MustCompile(`\b\d{6}\b`)
+
 func (o *Outbox) Deliver(ctx context.Context, m Message) error {
+	masked := codes.ReplaceAllString(m.Body, "******")
+	var sealed *string
+	if masked != m.Body && len(o.Key) > 0 {
+		s, err := Seal(o.Key, m.Body)
+		if err != nil {
+			return fmt.Errorf("outbox: %w", err)
+		}
+		sealed = &s
+	}
 	var id int64
-	err := o.Pool.QueryRow(ctx, `insert into mail_outbox (channel, recipient, subject, body) values ($1, $2, $3, $4) returning id`,
-		m.Channel, m.To, m.Subject, m.Body).Scan(&id)
+	err := o.Pool.QueryRow(ctx, `insert into mail_outbox (channel, recipient, subject, body, sealed) values ($1, $2, $3, $4, $5) returning id`,
+		m.Channel, m.To, m.Subject, masked, sealed).Scan(&id)
 	if err != nil {
 		return fmt.Errorf("outbox: %w", err)
 	}
 	o.Log.Info("message in the outbox (no delivery configured); read it with `ledgerdesk outbox`",
 		"outbox_id", id, "channel", m.Channel, "to", m.To, "subject", m.Subject)
 	return nil
+}
+
+// OutboxKey derives the outbox's sealing key from the server secret.
+func OutboxKey(secret []byte) []byte {
+	mac := hmac.New(sha256.New, secret)
+	mac.Write([]byte("ledgerdesk outbox"))
+	return mac.Sum(nil)
+}
+
+// Seal encrypts plain with key (AES-256-GCM): base64 of nonce and sealed text.
+func Seal(key []byte, plain string) (string, error) {
+	aead, err := gcm(key)
+	if err != nil {
+		return "", err
+	}
+	nonce := make([]byte, aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(aead.Seal(nonce, nonce, []byte(plain), nil)), nil
+}
+
+// Unseal reverses Seal.
+func Unseal(key []byte, sealed string) (string, error) {
+	aead, err := gcm(key)
+	if err != nil {
+		return "", err
+	}
+	raw, err := base64.StdEncoding.DecodeString(sealed)
+	if err != nil || len(raw) < aead.NonceSize() {
+		return "", errors.New("not a sealed outbox body")
+	}
+	plain, err := aead.Open(nil, raw[:aead.NonceSize()], raw[aead.NonceSize():], nil)
+	return string(plain), err
+}
+
+func gcm(key []byte) (cipher.AEAD, error) {
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	return cipher.NewGCM(block)
 }
 
 // SMTP sends email through one SMTP server.
