@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v3"
@@ -67,6 +68,8 @@ func securityHeaders(c fiber.Ctx) error {
 // noStore keeps every API answer out of browser and proxy caches: answers
 // carry tokens (sign-in) and the data of whoever asked.
 func noStore(c fiber.Ctx) error {
-	c.Set(fiber.HeaderCacheControl, "no-store")
+	if strings.HasPrefix(c.Path(), "/api/") {
+		c.Set(fiber.HeaderCacheControl, "no-store")
+	}
 	return c.Next()
 }

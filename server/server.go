@@ -66,10 +66,10 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 		EnableStackTrace:  true,
 		StackTraceHandler: logPanic(d.Log),
 	}))
-	app.Use(securityHeaders)
+	app.Use(securityHeaders, noStore)
 	app.Use(limitBodies(d.Config.BodyLimitBytes, d.Config.UploadMaxBytes))
 
-	api := app.Group("/api", noStore)
+	api := app.Group("/api")
 	api.Get("/health", health(d))
 	ids := &apiHandlers{identity: d.Identity}
 	ids.mountIdentity(api)
