@@ -177,6 +177,13 @@ func parseDecimal(c *Column, v any) (any, error) {
 	if !ok || strings.ContainsAny(s, "/eE") || s == "" {
 		return nil, Invalid(c.Field, "%s must be a number with a decimal point (for example 1234.56).", c.Field)
 	}
+	if c.intDigits > 0 {
+		whole, _, _ := strings.Cut(strings.TrimLeft(s, "+-"), ".")
+		if whole = strings.TrimLeft(whole, "0"); len(whole) > c.intDigits {
+			return nil, Invalid(c.Field, "%s has more than %d digits before the decimal point.", c.Field, c.intDigits).
+				With("grid.numberOutOfRange", "field", c.Field, "digits", c.intDigits)
+		}
+	}
 	if c.maxDecimals > 0 {
 		if _, frac, found := strings.Cut(s, "."); found && len(frac) > c.maxDecimals {
 			return nil, Invalid(c.Field, "%s has more than %d decimals.", c.Field, c.maxDecimals)

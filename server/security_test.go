@@ -249,6 +249,10 @@ func TestHole7NumbersOutOfRange(t *testing.T) {
 		{"grid filter, key", "POST", "/api/grid", `{"ViewName":"VW_ConfigSettings","Filters":[{"field":"Id","op":"in","value":[1, 99999999999999999999]}]}`, "Id"},
 		{"inline edit", "PUT", "/api/grid/row", map[string]any{"ViewName": "VW_ConfigSettings", "Key": id, "Version": version,
 			"Values": map[string]any{"DateThreshold": 99999999999}}, "DateThreshold"},
+		{"inline edit, decimal", "PUT", "/api/grid/row", map[string]any{"ViewName": "VW_ConfigSettings", "Key": id, "Version": version,
+			"Values": map[string]any{"CurrencyThreshold": "123456789012345678901234"}}, "CurrencyThreshold"},
+		{"form, decimal", "POST", "/api/ConfigSettings", map[string]any{"providerName": "Nuvei", "transactionType": "2",
+			"providerActor": "Nuvei", "amountThreshold": "123456789012345678901234"}, "amountThreshold"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
