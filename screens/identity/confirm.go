@@ -101,7 +101,8 @@ func (s *Service) confirm(ctx context.Context, p Proof, needCode bool) error {
 	if p.ChallengeID == "" || code == "" {
 		return engine.Invalid("code", "Enter the code sent to you: two-factor sign-in is on for your account.").With("auth.codeRequired")
 	}
-	if err := s.codeGate(ctx, "verify", username, a.IP); err != nil {
+	try, err := s.codeTry(ctx, "verify", username, a.IP)
+	if err != nil {
 		return err
 	}
 	var owner int64
@@ -117,12 +118,9 @@ func (s *Service) confirm(ctx context.Context, p Proof, needCode bool) error {
 		}
 	}
 	if !ok || owner != a.UserID {
-		if err := s.codeFailed(ctx, "verify", username, a.IP); err != nil {
-			return err
-		}
 		return engine.Invalid("code", "The code is invalid or has expired.").With("auth.badCode")
 	}
-	return nil
+	return s.codeRight(ctx, s.pool, try)
 }
 
 // tellOldAddress mails the address an account had that it has changed, so

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"ledgerdesk/engine"
 )
 
@@ -65,26 +67,36 @@ func (s *Service) verify(ctx context.Context, phc, password string) (bool, error
 	return ok, nil
 }
 
-// codeGate refuses a code try (kind "reset" or "verify") when the address or
-// the account has sent codeFails15Min wrong codes in 15 minutes. Each code
-// also dies after codeMaxTries; this bounds the guessing across codes.
-func (s *Service) codeGate(ctx context.Context, kind, account, ip string) error {
-	var byAddress, byAccount int
-	err := s.pool.QueryRow(ctx, `select count(*) filter (where ip = $3), count(*) filter (where $2 <> '' and lower(username) = lower($2))
-		from login_attempt where kind = $1 and not succeeded and at > $4 and (ip = $3 or lower(username) = lower($2))`,
-		kind, account, ip, s.now().Add(-15*time.Minute)).Scan(&byAddress, &byAccount)
-	if err != nil {
-		return err
-	}
-	if byAddress >= codeFails15Min || byAccount >= codeFails15Min {
-		return rateLimited("Too many wrong codes. Try again in 15 minutes.", 15*time.Minute).With("auth.codesLimited")
-	}
-	return nil
+// codeTry admits a code try (kind "reset" or "verify") unless the address
+// or the account has sent codeFails15Min wrong codes in 15 minutes, and
+// records it as wrong before the code is checked, in one transaction under
+// a per-address and a per-account lock (parallel tries see each other). A
+// right code removes the record (codeRight). Each code also dies after
+// codeMaxTries; this bounds the guessing across codes.
+func (s *Service) codeTry(ctx context.Context, kind, account, ip string) (attempt int64, err error) {
+	account = truncate(strings.ToLower(account), 254)
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `select pg_advisory_xact_lock(7310004, hashtext($1 || ' ' || $3)), pg_advisory_xact_lock(7310005, hashtext($1 || ' ' || $2))`,
+			kind, account, ip); err != nil {
+			return err
+		}
+		var byAddress, byAccount int
+		if err := tx.QueryRow(ctx, `select count(*) filter (where ip = $3), count(*) filter (where $2 <> '' and lower(username) = $2)
+			from login_attempt where kind = $1 and not succeeded and at > $4 and (ip = $3 or lower(username) = $2)`,
+			kind, account, ip, s.now().Add(-15*time.Minute)).Scan(&byAddress, &byAccount); err != nil {
+			return err
+		}
+		if byAddress >= codeFails15Min || byAccount >= codeFails15Min {
+			return rateLimited("Too many wrong codes. Try again in 15 minutes.", 15*time.Minute).With("auth.codesLimited")
+		}
+		return tx.QueryRow(ctx, `insert into login_attempt (username, ip, succeeded, at, kind) values ($1, $2, false, $3, $4) returning id`,
+			account, ip, s.now(), kind).Scan(&attempt)
+	})
+	return attempt, err
 }
 
-// codeFailed records a wrong code for codeGate.
-func (s *Service) codeFailed(ctx context.Context, kind, account, ip string) error {
-	_, err := s.pool.Exec(ctx, `insert into login_attempt (username, ip, succeeded, at, kind) values ($1, $2, false, $3, $4)`,
-		truncate(strings.ToLower(account), 254), ip, s.now(), kind)
+// codeRight removes the record of a code try that turned out right.
+func (s *Service) codeRight(ctx context.Context, q engine.Execer, attempt int64) error {
+	_, err := q.Exec(ctx, `delete from login_attempt where id = $1`, attempt)
 	return err
 }

@@ -157,7 +157,8 @@ func (s *Service) VerifyLogin(ctx context.Context, challengeID, code string, fro
 			return nil, err
 		}
 	}
-	if err := s.codeGate(ctx, "verify", account, from.IP); err != nil {
+	try, err := s.codeTry(ctx, "verify", account, from.IP)
+	if err != nil {
 		return nil, err
 	}
 	var userID int64
@@ -165,17 +166,16 @@ func (s *Service) VerifyLogin(ctx context.Context, challengeID, code string, fro
 	if _, err := uuid.Parse(challengeID); err == nil {
 		err := s.inTx(ctx, func(tx pgx.Tx) error {
 			var err error
-			userID, ok, err = s.spendCode(ctx, tx, challengeID, "login", code)
-			return err
+			if userID, ok, err = s.spendCode(ctx, tx, challengeID, "login", code); err != nil || !ok {
+				return err
+			}
+			return s.codeRight(ctx, tx, try)
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
 	if !ok {
-		if err := s.codeFailed(ctx, "verify", account, from.IP); err != nil {
-			return nil, err
-		}
 		if err := engine.Audit(ctx, s.pool, engine.AuditEntry{Action: "login.code_failed", Entity: "user", Actor: "unknown",
 			After: map[string]string{"challengeId": challengeID, "ip": from.IP}}); err != nil {
 			return nil, err

@@ -103,11 +103,12 @@ func (s *Service) ResetPassword(ctx context.Context, email, code, newPassword st
 	if msg := ValidatePassword(newPassword); msg != "" {
 		return engine.Invalid("newPassword", "New password %s.", msg)
 	}
-	if err := s.codeGate(ctx, "reset", email, from.IP); err != nil {
+	try, err := s.codeTry(ctx, "reset", email, from.IP)
+	if err != nil {
 		return err
 	}
 	var ok bool
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		if len(code) != 6 || strings.Trim(code, "0123456789") != "" {
 			return nil
 		}
@@ -123,6 +124,9 @@ func (s *Service) ResetPassword(ctx context.Context, email, code, newPassword st
 			return err
 		}
 		if _, ok, err = s.spendCode(ctx, tx, codeID, "reset", code); err != nil || !ok {
+			return err
+		}
+		if err := s.codeRight(ctx, tx, try); err != nil {
 			return err
 		}
 		// Hashed only once the code is right: a wrong code costs no hash. Busy
@@ -148,9 +152,6 @@ func (s *Service) ResetPassword(ctx context.Context, email, code, newPassword st
 		return err
 	}
 	if !ok {
-		if err := s.codeFailed(ctx, "reset", email, from.IP); err != nil {
-			return err
-		}
 		return errBadResetCode
 	}
 	return nil

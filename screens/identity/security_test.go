@@ -147,7 +147,23 @@ func TestHole2HashConcurrencyBound(t *testing.T) {
 		t.Fatalf("with a slot free: %v", err)
 	}
 
-	// Reset codes: per address, then per account, at most codeFails15Min wrong tries.
+	// Reset codes: per address, then per account, at most codeFails15Min
+	// wrong tries, also when they come all at once.
+	var checked atomic.Int32
+	var wg sync.WaitGroup
+	for i := 0; i < 40; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if code(s.ResetPassword(ctx, "someone@example.com", "000000", "N3w!Passw0rd", Client{IP: "10.5.9.9"})) == engine.CodeInvalid {
+				checked.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if checked.Load() > codeFails15Min {
+		t.Errorf("%d of 40 parallel wrong reset codes were checked, want at most %d", checked.Load(), codeFails15Min)
+	}
 	for i := 0; i < codeFails15Min; i++ {
 		if err := s.ResetPassword(ctx, "nobody@example.com", "000000", "N3w!Passw0rd", Client{IP: "10.5.0.1"}); code(err) != engine.CodeInvalid {
 			t.Fatalf("wrong code %d: %v", i, err)
