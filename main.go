@@ -25,7 +25,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
 	"ledgerdesk/engine"
 	"ledgerdesk/internal/bench"
@@ -230,36 +229,7 @@ func outbox(ctx context.Context, cfg server.Config, log *slog.Logger, n int, std
 		return err
 	}
 	defer db.Close()
-	rows, err := db.Pool.Query(ctx, `select id, created_on, channel, recipient, subject, body, state, attempts, coalesce(last_error, '')
-		from mail_outbox order by id desc limit $1`, n)
-	if err != nil {
-		return fmt.Errorf("outbox: %w", err)
-	}
-	defer rows.Close()
-	shown := 0
-	for rows.Next() {
-		var id int64
-		var at time.Time
-		var channel, to, subject, body, state, lastError string
-		var attempts int
-		if err := rows.Scan(&id, &at, &channel, &to, &subject, &body, &state, &attempts, &lastError); err != nil {
-			return err
-		}
-		// Where the message stands: queued (waiting or retrying), sent, kept (no delivery configured), failed.
-		status := state
-		if attempts > 1 || lastError != "" {
-			status = fmt.Sprintf("%s after %d tries", state, attempts)
-		}
-		if lastError != "" {
-			status += ", last error: " + lastError
-		}
-		fmt.Fprintf(stdout, "#%d  %s  %s to %s  [%s]\n%s\n\n%s\n", id, at.Format(time.RFC3339), channel, to, status, subject, body)
-		shown++
-	}
-	if shown == 0 {
-		fmt.Fprintln(stdout, "the outbox is empty")
-	}
-	return rows.Err()
+	return server.PrintOutbox(ctx, db.Pool, cfg, n, stdout)
 }
 
 // metadataFS picks where views.yaml and forms/ come from: METADATA_DIR, else

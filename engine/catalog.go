@@ -16,6 +16,9 @@ type catalogColumn struct {
 	nullable bool
 	hasDef   bool
 	scale    *int // numeric scale, when the column has one
+	// intDigits is how many digits a numeric(p, s) column holds before the
+	// decimal point (p - s); 0 for any other type or an unbounded numeric.
+	intDigits int
 }
 
 type relation struct {
@@ -23,11 +26,15 @@ type relation struct {
 	columns map[string]catalogColumn
 }
 
+// intBits is the width of each whole-number database type.
+var intBits = map[string]int{"smallint": 16, "integer": 32, "bigint": 64}
+
 // loadCatalogue reads every table and view of the current schema.
 func loadCatalogue(ctx context.Context, pool *pgxpool.Pool) (map[string]*relation, error) {
 	rows, err := pool.Query(ctx, `
 		select c.table_name, t.table_type = 'BASE TABLE', c.column_name, c.data_type, c.is_nullable = 'YES',
-		       c.column_default is not null or c.is_identity = 'YES' or c.is_generated = 'ALWAYS', c.numeric_scale::int
+		       c.column_default is not null or c.is_identity = 'YES' or c.is_generated = 'ALWAYS', c.numeric_scale::int,
+		       case when c.data_type = 'numeric' and c.numeric_precision is not null then c.numeric_precision - coalesce(c.numeric_scale, 0) else 0 end
 		from information_schema.columns c
 		join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
 		where c.table_schema = current_schema()`)
@@ -40,7 +47,8 @@ func loadCatalogue(ctx context.Context, pool *pgxpool.Pool) (map[string]*relatio
 		var table, column, dataType string
 		var isTable, nullable, hasDef bool
 		var scale *int
-		if err := rows.Scan(&table, &isTable, &column, &dataType, &nullable, &hasDef, &scale); err != nil {
+		var intDigits int
+		if err := rows.Scan(&table, &isTable, &column, &dataType, &nullable, &hasDef, &scale, &intDigits); err != nil {
 			return nil, err
 		}
 		r := rels[table]
@@ -48,7 +56,7 @@ func loadCatalogue(ctx context.Context, pool *pgxpool.Pool) (map[string]*relatio
 			r = &relation{isTable: isTable, columns: map[string]catalogColumn{}}
 			rels[table] = r
 		}
-		r.columns[column] = catalogColumn{dataType: dataType, nullable: nullable, hasDef: hasDef, scale: scale}
+		r.columns[column] = catalogColumn{dataType: dataType, nullable: nullable, hasDef: hasDef, scale: scale, intDigits: intDigits}
 	}
 	return rels, rows.Err()
 }
@@ -138,6 +146,7 @@ func Validate(ctx context.Context, pool *pgxpool.Pool, md *Metadata) error {
 			if c.Type == "enum" {
 				c.EnumInt = cc.dataType == "smallint" || cc.dataType == "integer"
 			}
+			c.intBits, c.intDigits = intBits[cc.dataType], cc.intDigits
 			if base != nil && (c.Editable || c.Field == v.Key || c.Field == v.Version) {
 				bc, ok := base.columns[c.Column]
 				if !ok {
@@ -200,6 +209,7 @@ func Validate(ctx context.Context, pool *pgxpool.Pool, md *Metadata) error {
 				ff.col().EnumInt = cc.dataType == "smallint" || cc.dataType == "integer"
 				ff.enumInt = ff.col().EnumInt
 			}
+			ff.col().intBits, ff.col().intDigits = intBits[cc.dataType], cc.intDigits
 			if !cc.nullable && !cc.hasDef && !ff.Required && ff.Default == nil {
 				add(file, name, "field %s: the column is NOT NULL without a default, so the field must be required or have a default", ff.Field)
 			}

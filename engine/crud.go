@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/doug-martin/goqu/v9"
 	"github.com/jackc/pgx/v5"
@@ -52,16 +53,49 @@ func (f *Form) selectCols() []any {
 	for _, ff := range f.Fields {
 		cols = append(cols, goqu.I(ff.Column).As(ff.Field))
 	}
+	if f.stampUpdated {
+		cols = append(cols, goqu.I(versionColumn.Column).As(versionColumn.Field))
+	}
 	return cols
 }
 
-// record turns a scanned row (key first, then the fields) into JSON values.
+// versionColumn is the version of a record whose table stamps updates: a
+// PUT sends the one it read, and a record changed since is not overwritten.
+var versionColumn = &Column{Field: "version", Column: "updated_on", Type: "datetime"}
+
+// record turns a scanned row (key first, then the fields, then the
+// version) into JSON values.
 func (f *Form) record(vals []any) map[string]any {
 	rec := map[string]any{f.Key.Field: vals[0]}
 	for i, ff := range f.Fields {
 		rec[ff.Field] = ff.col().jsonValue(vals[i+1])
 	}
+	if f.stampUpdated {
+		rec[versionColumn.Field] = versionColumn.jsonValue(vals[len(f.Fields)+1])
+	}
 	return rec
+}
+
+// CheckVersion compares the version a client read (sent) with the stored
+// one: a missing version is a 400, a different one a 409 (someone else
+// saved since). Forms, users and roles share it with inline edits' rule.
+func CheckVersion(stored, sent any) error {
+	if sent == nil || sent == "" {
+		return Invalid("version", "version is required: send the version the record had when you read it.").With("record.versionRequired")
+	}
+	t, isTime := sent.(time.Time)
+	if !isTime {
+		parsed, err := versionColumn.ParseValue(sent)
+		if err != nil {
+			return err
+		}
+		t = parsed.(time.Time)
+	}
+	if fmt.Sprint(versionColumn.jsonValue(stored)) != fmt.Sprint(versionColumn.jsonValue(t)) {
+		return Conflict("This record was changed by someone else after you loaded it. Reload it and make your change again; nothing was saved.").
+			With("record.changed")
+	}
+	return nil
 }
 
 func (f *Form) collect(rows pgx.Rows) ([]map[string]any, error) {
@@ -269,6 +303,11 @@ func (e *Engine) Update(ctx context.Context, f *Form, id int64, body map[string]
 		before, err := e.get(ctx, tx, f, id, true)
 		if err != nil {
 			return err
+		}
+		if f.stampUpdated {
+			if err := CheckVersion(before[versionColumn.Field], body[versionColumn.Field]); err != nil {
+				return err
+			}
 		}
 		sql, args, err := dialect.Update(goqu.I(f.Table)).Prepared(true).Set(rec).Where(goqu.I(f.Key.Column).Eq(id)).ToSQL()
 		if err != nil {

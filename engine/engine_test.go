@@ -373,7 +373,7 @@ func TestFormCRUD(t *testing.T) {
 	if _, err := f.e.Create(f.ctx, form, map[string]any{"countryCode": "SE", "countryName": "Again"}); codeOf(err) != CodeConflict {
 		t.Errorf("duplicate: %v", err)
 	}
-	upd, err := f.e.Update(f.ctx, form, id, map[string]any{"countryCode": "SE", "countryName": "Konungariket Sverige"})
+	upd, err := f.e.Update(f.ctx, form, id, map[string]any{"countryCode": "SE", "countryName": "Konungariket Sverige", "version": rec["version"]})
 	if err != nil || upd["countryName"] != "Konungariket Sverige" || upd["trigram"] != nil {
 		t.Errorf("update replaces the record: %v %v", upd, err)
 	}

@@ -8,6 +8,10 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -41,6 +45,9 @@ type Error struct {
 	// English text of the same message, for logs and as the fallback.
 	Key    string
 	Params map[string]any
+	// RetryAfter tells a refused client (429, 503) when to try again; the
+	// server sends it as the Retry-After header.
+	RetryAfter time.Duration
 }
 
 // With gives the error a stable message code and its parameters, as
@@ -135,6 +142,10 @@ func TranslatePG(err error) error {
 	if errors.As(err, &typed) {
 		return err
 	}
+	if connectionLost(err) {
+		return &Error{Code: CodeUnavailable, Message: "The database cannot be reached just now. Try again in a few seconds.", Err: err,
+			RetryAfter: 5 * time.Second, Key: "error.databaseDown"}
+	}
 	var pg *pgconn.PgError
 	if !errors.As(err, &pg) {
 		return err
@@ -156,6 +167,20 @@ func TranslatePG(err error) error {
 		return &Error{Code: CodeUnavailable, Message: "the query took too long and was stopped; narrow the filter and try again", Err: err}
 	}
 	return err
+}
+
+// connectionLost reports an error of the way to the database rather than of
+// the statement: no connection could be made, the connection dropped (the
+// server restarted, a network cut, an administrator ended it), or the
+// server refuses connections for now.
+func connectionLost(err error) bool {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return strings.HasPrefix(pg.Code, "08") || pg.Code == "57P01" || pg.Code == "57P02" || pg.Code == "57P03" || pg.Code == "53300"
+	}
+	var connect *pgconn.ConnectError
+	var netErr net.Error
+	return errors.As(err, &connect) || errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) || pgconn.SafeToRetry(err)
 }
 
 func columnField(pg *pgconn.PgError) string {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"strconv"
@@ -150,7 +151,16 @@ func parseInt(c *Column, v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	bits := c.intBits
+	if bits == 0 {
+		bits = 64
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, bits)
+	if errors.Is(err, strconv.ErrRange) {
+		limit := int64(1)<<(bits-1) - 1
+		return nil, Invalid(c.Field, "%s must be a whole number from %d to %d.", c.Field, -limit-1, limit).
+			With("grid.numberOutOfRange", "field", c.Field, "min", -limit-1, "max", limit)
+	}
 	if err != nil {
 		return nil, Invalid(c.Field, "%s must be a whole number.", c.Field)
 	}
@@ -166,6 +176,13 @@ func parseDecimal(c *Column, v any) (any, error) {
 	r, ok := new(big.Rat).SetString(s)
 	if !ok || strings.ContainsAny(s, "/eE") || s == "" {
 		return nil, Invalid(c.Field, "%s must be a number with a decimal point (for example 1234.56).", c.Field)
+	}
+	if c.intDigits > 0 {
+		whole, _, _ := strings.Cut(strings.TrimLeft(s, "+-"), ".")
+		if whole = strings.TrimLeft(whole, "0"); len(whole) > c.intDigits {
+			return nil, Invalid(c.Field, "%s has more than %d digits before the decimal point.", c.Field, c.intDigits).
+				With("grid.numberOutOfRange", "field", c.Field, "digits", c.intDigits)
+		}
 	}
 	if c.maxDecimals > 0 {
 		// Trailing zeros change nothing; any other decimal past the scale would be rounded away.

@@ -136,6 +136,12 @@ type Column struct {
 	// column's Scale is only how it is shown.
 	maxDecimals int
 	pattern     *regexp.Regexp // Pattern, compiled by the structural checks
+	// intBits is the width of an int column's database type (16, 32 or 64),
+	// set by validation: a value past it is bad input, not a database error.
+	intBits int
+	// intDigits bounds the digits before the decimal point of a decimal
+	// column (numeric(p, s): p - s), set by validation; 0: unbounded.
+	intDigits int
 }
 
 // Status colours a column by value: a value listed in Values gets that

@@ -10,25 +10,28 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Config is everything Ledgerdesk reads from the environment, with its
 // defaults. It is read once in main and passed down explicitly; nothing else
 // calls os.Getenv. The README lists the same variables.
 type Config struct {
-	DatabaseURL     string // DATABASE_URL; empty: the embedded cluster under DataDir/pg
-	ReadDatabaseURL string // READ_DATABASE_URL; optional replica for grids, exports, reports
-	ListenAddr      string // LISTEN_ADDR
-	MetadataDir     string // METADATA_DIR; empty: ./ when it holds views.yaml, else the embedded copy
-	DataDir         string // DATA_DIR: the embedded cluster and other local state
-	JWTSecret       string // JWT_SECRET; empty: generated and stored in the database on first run
-	AdminPassword   string // LEDGERDESK_ADMIN_PASSWORD; empty: generated and printed once
-	SMTPURL         string // SMTP_URL; empty: mail goes to the outbox table and the log
-	MailFrom        string // MAIL_FROM: sender address of the product's mail
-	RatesURL        string // RATES_URL
-	UploadMaxBytes  int64  // UPLOAD_MAX_BYTES
-	BodyLimitBytes  int    // BODY_LIMIT_BYTES: every request body except uploads
-	DBMaxConns      int    // DB_MAX_CONNS: connections of the pool (requests and the job queue share it)
+	DatabaseURL     string        // DATABASE_URL; empty: the embedded cluster under DataDir/pg
+	ReadDatabaseURL string        // READ_DATABASE_URL; optional replica for grids, exports, reports
+	ListenAddr      string        // LISTEN_ADDR
+	MetadataDir     string        // METADATA_DIR; empty: ./ when it holds views.yaml, else the embedded copy
+	DataDir         string        // DATA_DIR: the embedded cluster and other local state
+	JWTSecret       string        // JWT_SECRET; empty: generated and stored in the database on first run
+	AdminPassword   string        // LEDGERDESK_ADMIN_PASSWORD; empty: generated and printed once
+	SMTPURL         string        // SMTP_URL; empty: mail goes to the outbox table and the log
+	MailFrom        string        // MAIL_FROM: sender address of the product's mail
+	RatesURL        string        // RATES_URL
+	UploadMaxBytes  int64         // UPLOAD_MAX_BYTES
+	BodyLimitBytes  int           // BODY_LIMIT_BYTES: every request body except uploads
+	SessionIdle     time.Duration // SESSION_IDLE_MINUTES: a session unused this long ends
+	SessionsPerUser int           // SESSIONS_PER_USER: live sessions a user may have; a new one ends the oldest
+	DBMaxConns      int           // DB_MAX_CONNS: connections of the pool (requests and the job queue share it)
 	LogLevel        slog.Level
 	LogFormat       string // LOG_FORMAT: text or json
 }
@@ -42,6 +45,8 @@ const (
 	DefaultUploadMaxBytes = 100 << 20
 	DefaultBodyLimitBytes = 1 << 20
 	DefaultDBMaxConns     = 16
+	DefaultSessionIdle    = 30 * time.Minute
+	DefaultSessionsPer    = 10
 )
 
 // LoadConfig reads the configuration from getenv (os.Getenv in production, a
@@ -61,6 +66,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		UploadMaxBytes:  DefaultUploadMaxBytes,
 		BodyLimitBytes:  DefaultBodyLimitBytes,
 		DBMaxConns:      DefaultDBMaxConns,
+		SessionIdle:     DefaultSessionIdle,
+		SessionsPerUser: DefaultSessionsPer,
 		LogFormat:       orDefault(getenv("LOG_FORMAT"), "text"),
 	}
 	var errs []error
@@ -118,6 +125,20 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			bad("DB_MAX_CONNS", "must be a whole number from 4 to 1000 (the job queue holds a few), got %q", v)
 		}
 		cfg.DBMaxConns = n
+	}
+	if v := getenv("SESSION_IDLE_MINUTES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 24*60 {
+			bad("SESSION_IDLE_MINUTES", "must be a whole number of minutes from 1 to 1440, got %q", v)
+		}
+		cfg.SessionIdle = time.Duration(n) * time.Minute
+	}
+	if v := getenv("SESSIONS_PER_USER"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			bad("SESSIONS_PER_USER", "must be a whole number from 1 to 1000, got %q", v)
+		}
+		cfg.SessionsPerUser = n
 	}
 	if v := getenv("LOG_LEVEL"); v != "" {
 		if err := cfg.LogLevel.UnmarshalText([]byte(v)); err != nil {

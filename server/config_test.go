@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"ledgerdesk/internal/pgtest"
 )
@@ -28,20 +29,23 @@ func TestLoadConfigDefaults(t *testing.T) {
 
 func TestLoadConfigValues(t *testing.T) {
 	cfg, err := LoadConfig(env(map[string]string{
-		"DATABASE_URL":     "postgres://u:p@db:5432/ledger",
-		"LISTEN_ADDR":      "127.0.0.1:9000",
-		"UPLOAD_MAX_BYTES": "2048",
-		"LOG_LEVEL":        "debug",
-		"LOG_FORMAT":       "json",
-		"SMTP_URL":         "smtp://mail:25",
-		"JWT_SECRET":       strings.Repeat("s", 32),
-		"DB_MAX_CONNS":     "24",
+		"DATABASE_URL":         "postgres://u:p@db:5432/ledger",
+		"LISTEN_ADDR":          "127.0.0.1:9000",
+		"UPLOAD_MAX_BYTES":     "2048",
+		"LOG_LEVEL":            "debug",
+		"LOG_FORMAT":           "json",
+		"SMTP_URL":             "smtp://mail:25",
+		"JWT_SECRET":           strings.Repeat("s", 32),
+		"SESSION_IDLE_MINUTES": "15",
+		"SESSIONS_PER_USER":    "3",
+		"DB_MAX_CONNS":         "24",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.ListenAddr != "127.0.0.1:9000" || cfg.UploadMaxBytes != 2048 || cfg.LogLevel != slog.LevelDebug ||
-		cfg.LogFormat != "json" || cfg.SMTPURL != "smtp://mail:25" || cfg.DBMaxConns != 24 {
+		cfg.LogFormat != "json" || cfg.SMTPURL != "smtp://mail:25" || cfg.DBMaxConns != 24 || cfg.SessionIdle != 15*time.Minute ||
+		cfg.SessionsPerUser != 3 {
 		t.Errorf("values: %+v", cfg)
 	}
 }
@@ -64,6 +68,8 @@ func TestLoadConfigRejects(t *testing.T) {
 		{"log level", map[string]string{"LOG_LEVEL": "loud"}, "LOG_LEVEL"},
 		{"pool size not a number", map[string]string{"DB_MAX_CONNS": "many"}, "DB_MAX_CONNS: must be a whole number from 4 to 1000"},
 		{"pool too small for the job queue", map[string]string{"DB_MAX_CONNS": "2"}, "DB_MAX_CONNS: must be a whole number from 4 to 1000"},
+		{"session idle", map[string]string{"SESSION_IDLE_MINUTES": "0"}, "SESSION_IDLE_MINUTES"},
+		{"sessions per user", map[string]string{"SESSIONS_PER_USER": "many"}, "SESSIONS_PER_USER"},
 		{"log format", map[string]string{"LOG_FORMAT": "xml"}, "LOG_FORMAT"},
 		{"metadata dir", map[string]string{"METADATA_DIR": "/no/such/dir"}, "METADATA_DIR"},
 	}

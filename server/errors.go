@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
+	"strconv"
 
 	"github.com/gofiber/fiber/v3"
 	"github.com/gofiber/fiber/v3/middleware/requestid"
@@ -90,6 +92,9 @@ func errorHandler(log *slog.Logger, uploadMax, bodyMax int64) fiber.ErrorHandler
 		if status == 0 {
 			status = fiber.StatusInternalServerError
 		}
+		if status == fiber.StatusTooManyRequests || status == fiber.StatusServiceUnavailable {
+			c.Set(fiber.HeaderRetryAfter, retryAfter(typed, status))
+		}
 		if env.Code == "" { // every refusal carries a code the UI can translate
 			env.Code = "error." + string(codeOfStatus(status))
 		}
@@ -101,6 +106,18 @@ func errorHandler(log *slog.Logger, uploadMax, bodyMax int64) fiber.ErrorHandler
 		}
 		return c.Status(status).JSON(env)
 	}
+}
+
+// retryAfter is the Retry-After of a refusal in whole seconds: the error's
+// own when it has one, else 60 s for a rate limit and 5 s for an outage.
+func retryAfter(typed *engine.Error, status int) string {
+	if typed != nil && typed.RetryAfter > 0 {
+		return strconv.Itoa(int(math.Ceil(typed.RetryAfter.Seconds())))
+	}
+	if status == fiber.StatusTooManyRequests {
+		return "60"
+	}
+	return "5"
 }
 
 // sizeText is a byte count for people: 100 MB, 64 KB, 900 bytes.

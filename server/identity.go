@@ -32,6 +32,7 @@ func (s *apiHandlers) mountIdentity(r fiber.Router) {
 
 	r.Get("/profile", s.authenticate, s.getProfile)
 	r.Put("/profile", s.authenticate, s.putProfile)
+	r.Post("/profile/code", s.authenticate, s.profileCode)
 
 	// Users/list before users/:id: routes are case-insensitive.
 	r.Get("/Users/list", s.authenticate, screen(screenUsersList, screenUserEdit, screenReconcile, screenTasks), s.userOptions)
@@ -41,6 +42,7 @@ func (s *apiHandlers) mountIdentity(r fiber.Router) {
 	r.Put("/users/:id", s.authenticate, screen(screenUserEdit), s.updateUser)
 	r.Get("/users/:id/roles", s.authenticate, screen(screenUserEdit), s.getUserRoles)
 	r.Put("/users/:id/roles", s.authenticate, screen(screenUserEdit), s.putUserRoles)
+	r.Post("/users/:id/unlock", s.authenticate, screen(screenUserEdit), s.unlockUser)
 
 	// The user form lists roles too, so the role list is open to screen 4.
 	r.Get("/roles", s.authenticate, screen(screenRolesList, screenRoleEdit, screenUserEdit), s.listRoles)
@@ -122,7 +124,7 @@ func (s *apiHandlers) resetPassword(c fiber.Ctx) error {
 	if err := decode(c, &in); err != nil {
 		return err
 	}
-	if err := s.identity.ResetPassword(c.Context(), in.Email, in.Code, in.NewPassword); err != nil {
+	if err := s.identity.ResetPassword(c.Context(), in.Email, in.Code, in.NewPassword, client(c)); err != nil {
 		return err
 	}
 	return ok(c, map[string]string{"message": "Password has been reset."})
@@ -146,6 +148,14 @@ func (s *apiHandlers) putProfile(c fiber.Ctx) error {
 		return err
 	}
 	return ok(c, p)
+}
+
+func (s *apiHandlers) profileCode(c fiber.Ctx) error {
+	ch, err := s.identity.SendConfirmCode(c.Context())
+	if err != nil {
+		return err
+	}
+	return ok(c, ch)
 }
 
 func (s *apiHandlers) userOptions(c fiber.Ctx) error {
@@ -202,6 +212,17 @@ func (s *apiHandlers) updateUser(c fiber.Ctx) error {
 		return err
 	}
 	return ok(c, u)
+}
+
+func (s *apiHandlers) unlockUser(c fiber.Ctx) error {
+	id, err := idParam(c, "id")
+	if err != nil {
+		return err
+	}
+	if err := s.identity.Unlock(c.Context(), id); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
 }
 
 func (s *apiHandlers) getUserRoles(c fiber.Ctx) error {

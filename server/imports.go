@@ -1,10 +1,14 @@
 package server
 
 import (
+	"context"
+	"errors"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/gofiber/fiber/v3"
+	"github.com/valyala/fasthttp"
 
 	"ledgerdesk/engine"
 	"ledgerdesk/screens/imports"
@@ -16,7 +20,30 @@ const screenDataImport = 2
 // importHandlers serve the Data Import screen: uploads, their progress and
 // the known layouts, and bank reprocessing.
 type importHandlers struct {
-	imports *imports.Service
+	imports  *imports.Service
+	maxBytes int64         // UPLOAD_MAX_BYTES
+	slots    chan struct{} // uploads being read at once
+}
+
+// uploadSlots bounds the uploads held in memory at once (each up to
+// UPLOAD_MAX_BYTES); more wait, and after uploadWait get a 503.
+const (
+	uploadSlots = 2
+	uploadWait  = time.Minute
+)
+
+func (h *importHandlers) uploadSlot(ctx context.Context) (release func(), err error) {
+	wait := time.NewTimer(uploadWait)
+	defer wait.Stop()
+	select {
+	case h.slots <- struct{}{}:
+		return func() { <-h.slots }, nil
+	case <-wait.C:
+		return nil, &engine.Error{Code: engine.CodeUnavailable, RetryAfter: 30 * time.Second,
+			Message: "Other files are being uploaded; try again in a moment."}
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 func (h *importHandlers) mount(r fiber.Router, auth fiber.Handler) {
@@ -51,25 +78,44 @@ func (h *importHandlers) get(c fiber.Ctx) error {
 	return ok(c, f)
 }
 
-// submit takes one multipart upload: kind, file and an optional layout.
+// submit takes one multipart upload: kind, file and an optional layout. It
+// runs after authentication; only then is the body read, streamed into a
+// temporary file (anything past 8 KB), and the file read once into memory
+// at its exact size. At most uploadSlots uploads are read at once.
 func (h *importHandlers) submit(c fiber.Ctx) error {
-	fh, err := c.FormFile("file")
+	release, err := h.uploadSlot(c.Context())
 	if err != nil {
+		return err
+	}
+	defer release()
+	form, err := c.Request().MultipartFormWithLimit(int(h.maxBytes + multipartSlack))
+	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
+		c.Response().SetConnectionClose()
+		return fiber.ErrRequestEntityTooLarge
+	}
+	if err != nil || len(form.File["file"]) == 0 {
 		return engine.Invalid("file", "Send the file as multipart/form-data in the field \"file\", with the field \"kind\".")
 	}
+	fh := form.File["file"][0]
 	f, err := fh.Open()
 	if err != nil {
 		return engine.Invalid("file", "The uploaded file could not be read.")
 	}
 	defer f.Close()
-	content, err := io.ReadAll(f)
-	if err != nil {
+	content := make([]byte, min(fh.Size, h.maxBytes+1))
+	if _, err := io.ReadFull(f, content); err != nil {
 		return engine.Invalid("file", "The uploaded file could not be read.")
 	}
+	field := func(name string) string {
+		if v := form.Value[name]; len(v) > 0 {
+			return v[0]
+		}
+		return ""
+	}
 	res, err := h.imports.Submit(c.Context(), imports.Upload{
-		Kind:     imports.Kind(c.FormValue("kind")),
-		Format:   c.FormValue("format"),
-		Layout:   c.FormValue("layout"),
+		Kind:     imports.Kind(field("kind")),
+		Format:   field("format"),
+		Layout:   field("layout"),
 		FileName: fh.Filename,
 		Content:  content,
 	})
@@ -87,13 +133,41 @@ func (h *importHandlers) reprocess(c fiber.Ctx) error {
 	return ok(c, map[string]string{"jobId": strconv.FormatInt(id, 10), "message": "Reprocessing of the bank files was triggered."})
 }
 
-// limitBodies holds every call but uploads to the general body limit; the
-// server itself accepts bodies up to the upload limit.
-func limitBodies(general int) fiber.Handler {
+// limitBodies refuses a body over its route's limit before reading it. The
+// server streams request bodies (StreamRequestBody), so nothing is read yet:
+// a declared Content-Length over the limit is answered from the headers
+// alone, and a chunked body is read only up to the limit. Uploads (POST
+// /api/imports) may be up to uploadMax plus the multipart framing, and are
+// left unread for their handler, which runs after authentication.
+func limitBodies(general int, uploadMax int64) fiber.Handler {
 	return func(c fiber.Ctx) error {
-		if len(c.Request().Body()) > general && !(c.Method() == fiber.MethodPost && c.Path() == "/api/imports") {
+		upload := c.Method() == fiber.MethodPost && c.Path() == "/api/imports"
+		limit := int64(general)
+		if upload {
+			limit = uploadMax + multipartSlack
+		}
+		if n := c.Request().Header.ContentLength(); int64(n) > limit {
+			c.Response().SetConnectionClose() // the unread body is not drained
 			return fiber.ErrRequestEntityTooLarge
 		}
+		stream := c.Request().BodyStream()
+		if upload || stream == nil {
+			return c.Next()
+		}
+		body, err := io.ReadAll(io.LimitReader(stream, limit+1))
+		if err != nil {
+			c.Response().SetConnectionClose()
+			return engine.Invalid("", "The request body could not be read.")
+		}
+		if int64(len(body)) > limit {
+			c.Response().SetConnectionClose()
+			return fiber.ErrRequestEntityTooLarge
+		}
+		c.Request().SetBody(body)
 		return c.Next()
 	}
 }
+
+// multipartSlack is what an upload may carry beyond the file: the multipart
+// framing and the small form fields.
+const multipartSlack = 1 << 20

@@ -101,21 +101,16 @@ func TestUploadThroughTheAPI(t *testing.T) {
 func TestUploadTooLarge(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.UploadMaxBytes = 64 << 10
-	app := New(Deps{Config: cfg, Log: discardLog()})
-	ln, err := Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go app.Listener(ln, fiber.ListenConfig{DisableStartupMessage: true})
-	t.Cleanup(func() { app.Shutdown() })
-	// Announce a 2 GB body: the answer comes from the headers alone, before
-	// any of it is sent (a client streaming the body sees the connection close).
+	ln := listen(t, New(Deps{Config: cfg, Log: discardLog()}))
+	// Announce a 2 GB body and send its first 16 KB: the answer comes from
+	// the headers (the server reads ahead at most 8 KB), and a client
+	// streaming the rest of the body sees the connection close.
 	conn, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	fmt.Fprintf(conn, "POST /api/imports HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: %d\r\n\r\n", int64(2)<<30)
+	fmt.Fprintf(conn, "POST /api/imports HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: %d\r\n\r\n%s", int64(2)<<30, strings.Repeat("x", 16<<10))
 	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -129,6 +124,18 @@ func TestUploadTooLarge(t *testing.T) {
 	if err != nil || res.StatusCode != 200 {
 		t.Fatalf("the server after a huge upload: %v %v", res, err)
 	}
+}
+
+// listen serves app on a free local port until the test ends.
+func listen(t *testing.T, app *fiber.App) net.Listener {
+	t.Helper()
+	ln, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go app.Listener(ln, fiber.ListenConfig{DisableStartupMessage: true})
+	t.Cleanup(func() { app.Shutdown() })
+	return ln
 }
 
 func discardLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v3"
@@ -61,5 +62,14 @@ func securityHeaders(c fiber.Ctx) error {
 	c.Set("X-Frame-Options", "DENY")
 	c.Set("Referrer-Policy", "same-origin")
 	c.Set("Cross-Origin-Opener-Policy", "same-origin")
+	return c.Next()
+}
+
+// noStore keeps every API answer out of browser and proxy caches: answers
+// carry tokens (sign-in) and the data of whoever asked.
+func noStore(c fiber.Ctx) error {
+	if strings.HasPrefix(c.Path(), "/api/") {
+		c.Set(fiber.HeaderCacheControl, "no-store")
+	}
 	return c.Next()
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -294,11 +295,60 @@ func NewIdentity(ctx context.Context, cfg Config, pool *pgxpool.Pool, log *slog.
 	if err != nil {
 		return nil, nil, err
 	}
-	sender, err := mail.New(cfg.SMTPURL, cfg.MailFrom, pool, log)
+	sender, err := mail.New(cfg.SMTPURL, cfg.MailFrom, pool, log, mail.OutboxKey(secret))
 	if err != nil {
 		return nil, nil, err
 	}
-	return identity.New(identity.Options{Pool: pool, Secret: secret, Mail: sender, Log: log}), sender, nil
+	return identity.New(identity.Options{Pool: pool, Secret: secret, Mail: sender, Log: log,
+		IdleTimeout: cfg.SessionIdle, MaxSessions: cfg.SessionsPerUser}), sender, nil
+}
+
+// PrintOutbox writes the newest n messages of the mail outbox to w, codes
+// included: the sealed bodies are opened with the server secret.
+func PrintOutbox(ctx context.Context, pool *pgxpool.Pool, cfg Config, n int, w io.Writer) error {
+	secret, err := identity.LoadSecret(ctx, pool, cfg.JWTSecret)
+	if err != nil {
+		return err
+	}
+	key := mail.OutboxKey(secret)
+	rows, err := pool.Query(ctx, `select id, created_on, channel, recipient, subject, body, sealed, state, attempts, coalesce(last_error, '')
+		from mail_outbox order by id desc limit $1`, n)
+	if err != nil {
+		return fmt.Errorf("outbox: %w", err)
+	}
+	defer rows.Close()
+	shown := 0
+	for rows.Next() {
+		var id int64
+		var at time.Time
+		var channel, to, subject, body, state, lastError string
+		var sealed *string
+		var attempts int
+		if err := rows.Scan(&id, &at, &channel, &to, &subject, &body, &sealed, &state, &attempts, &lastError); err != nil {
+			return err
+		}
+		// Where the message stands: queued (waiting or retrying), sent, kept (no delivery configured), failed.
+		status := state
+		if attempts > 1 || lastError != "" {
+			status = fmt.Sprintf("%s after %d tries", state, attempts)
+		}
+		if lastError != "" {
+			status += ", last error: " + lastError
+		}
+		if sealed != nil {
+			if plain, err := mail.Unseal(key, *sealed); err == nil {
+				body = plain
+			} else {
+				body += "\n(the code cannot be shown: the message was sealed with another JWT_SECRET)"
+			}
+		}
+		fmt.Fprintf(w, "#%d  %s  %s to %s  [%s]\n%s\n\n%s\n", id, at.Format(time.RFC3339), channel, to, status, subject, body)
+		shown++
+	}
+	if shown == 0 {
+		fmt.Fprintln(w, "the outbox is empty")
+	}
+	return rows.Err()
 }
 
 // Listen binds addr, turning the common failures into one clear line.

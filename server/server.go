@@ -59,6 +59,10 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 		WriteTimeout: 5 * time.Minute, // exports stream for a while
 		IdleTimeout:  2 * time.Minute,
 		ErrorHandler: errorHandler(d.Log, d.Config.UploadMaxBytes, int64(d.Config.BodyLimitBytes)),
+		// Bodies are read by the handlers, after the route's limit and the
+		// token are checked (limitBodies, authenticate), never up front.
+		StreamRequestBody:            true,
+		DisablePreParseMultipartForm: true,
 	})
 	app.Use(requestid.New())
 	app.Use(accessLog(d.Log))
@@ -66,8 +70,8 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 		EnableStackTrace:  true,
 		StackTraceHandler: logPanic(d.Log),
 	}))
-	app.Use(securityHeaders)
-	app.Use(limitBodies(d.Config.BodyLimitBytes))
+	app.Use(securityHeaders, noStore)
+	app.Use(limitBodies(d.Config.BodyLimitBytes, d.Config.UploadMaxBytes))
 
 	api := app.Group("/api")
 	api.Get("/health", health(d))
@@ -76,7 +80,7 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 	grids := &gridHandlers{engine: d.Engine, log: d.Log, dateFormat: ids.dateFormat}
 	grids.mount(api, ids.authenticate)
 	(&screenHandlers{rates: d.Rates}).mount(api, ids.authenticate)
-	(&importHandlers{imports: d.Imports}).mount(api, ids.authenticate)
+	(&importHandlers{imports: d.Imports, maxBytes: d.Config.UploadMaxBytes, slots: make(chan struct{}, uploadSlots)}).mount(api, ids.authenticate)
 	(&reconHandlers{recon: d.Recon, engine: d.Engine, grids: grids, dateFormat: ids.dateFormat}).mount(api, ids.authenticate)
 	(&taskHandlers{tasks: tasks.New(d.Pool, d.Engine), prefs: prefs.New(d.Pool), log: d.Log, dateFormat: ids.dateFormat}).mount(api, ids.authenticate)
 	if extra != nil {

@@ -41,7 +41,7 @@ type Client struct {
 	UserAgent string
 }
 
-var errBadLogin = engine.Unauthorized("Invalid username or password.")
+var errBadLogin = engine.Unauthorized("Invalid username or password.").With("auth.badLogin")
 
 // Login checks a username and password. Unknown users, wrong passwords and
 // disabled accounts get the same answer in about the same time. Failures are
@@ -57,7 +57,8 @@ func (s *Service) Login(ctx context.Context, username, password string, from Cli
 	case len(username) > 254 || len(password) > 256:
 		return nil, errBadLogin
 	}
-	if err := s.throttle(ctx, username, from.IP); err != nil {
+	attempt, err := s.admit(ctx, username, from.IP)
+	if err != nil {
 		return nil, err
 	}
 
@@ -69,7 +70,7 @@ func (s *Service) Login(ctx context.Context, username, password string, from Cli
 		email, mobile string
 		canonicalName string
 	)
-	err := s.pool.QueryRow(ctx, `select id, username, password_hash, is_active, enable_two_factor, two_factor_type, email, coalesce(mobile_number, '')
+	err = s.pool.QueryRow(ctx, `select id, username, password_hash, is_active, enable_two_factor, two_factor_type, email, coalesce(mobile_number, '')
 		from app_user where lower(username) = lower($1)`, username).
 		Scan(&userID, &canonicalName, &hash, &active, &twoFA, &factor, &email, &mobile)
 	found := err == nil
@@ -79,9 +80,13 @@ func (s *Service) Login(ctx context.Context, username, password string, from Cli
 	if !found {
 		hash = dummyHash
 	}
-	match, err := VerifyPassword(hash, password)
+	match, err := s.verify(ctx, hash, password)
 	if err != nil {
-		return nil, engine.Internal(fmt.Errorf("login %s: %w", username, err))
+		// Not checked: the try does not count against the account.
+		if _, derr := s.pool.Exec(ctx, `delete from login_attempt where id = $1`, attempt); derr != nil {
+			return nil, derr
+		}
+		return nil, err
 	}
 	if !found || !match || !active {
 		reason := "wrong password"
@@ -91,13 +96,8 @@ func (s *Service) Login(ctx context.Context, username, password string, from Cli
 		case !active:
 			reason = "user disabled"
 		}
-		err := s.inTx(ctx, func(tx pgx.Tx) error {
-			if err := s.recordAttempt(ctx, tx, username, from.IP, false); err != nil {
-				return err
-			}
-			return engine.Audit(ctx, tx, engine.AuditEntry{Action: "login.failed", Entity: "user", EntityID: idOrEmpty(found, userID),
-				Actor: username, After: map[string]string{"reason": reason, "ip": from.IP}})
-		})
+		err := engine.Audit(ctx, s.pool, engine.AuditEntry{Action: "login.failed", Entity: "user", EntityID: idOrEmpty(found, userID),
+			Actor: username, After: map[string]string{"reason": reason, "ip": from.IP}})
 		if err != nil {
 			return nil, err
 		}
@@ -111,6 +111,11 @@ func (s *Service) Login(ctx context.Context, username, password string, from Cli
 		}
 		var challenge, code string
 		err := s.inTx(ctx, func(tx pgx.Tx) error {
+			// The password was right: the try is neither a failure nor yet a
+			// sign-in (the code decides).
+			if _, err := tx.Exec(ctx, `delete from login_attempt where id = $1`, attempt); err != nil {
+				return err
+			}
 			var issued int
 			if err := tx.QueryRow(ctx, `select count(*) from one_time_code where user_id = $1 and purpose = 'login' and created_on > $2`,
 				userID, s.now().Add(-time.Hour)).Scan(&issued); err != nil {
@@ -133,7 +138,7 @@ func (s *Service) Login(ctx context.Context, username, password string, from Cli
 			Body: fmt.Sprintf("Your Ledgerdesk sign-in code is %s.\n\nIt is valid for %d minutes. If you did not try to sign in, change your password.\n", code, int(codeTTL.Minutes()))})
 		return &LoginResult{TwoFactorRequired: true, ChallengeID: challenge, Channel: channel}, nil
 	}
-	return s.startSession(ctx, userID, canonicalName, from, "login.succeeded")
+	return s.startSession(ctx, userID, canonicalName, from, attempt, "login.succeeded")
 }
 
 // VerifyLogin completes a sign-in with the code sent for the challenge.
@@ -145,48 +150,71 @@ func (s *Service) VerifyLogin(ctx context.Context, challengeID, code string, fro
 	if len(code) != 6 || strings.Trim(code, "0123456789") != "" {
 		return nil, engine.Invalid("code", "Enter the 6-digit code.")
 	}
-	if _, err := uuid.Parse(challengeID); err != nil {
-		return nil, engine.Unauthorized("The code is invalid or has expired. Sign in again to get a new code.")
+	var account string // the challenge's user, for the per-account limit
+	if _, err := uuid.Parse(challengeID); err == nil {
+		err := s.pool.QueryRow(ctx, `select u.username from one_time_code c join app_user u on u.id = c.user_id where c.id = $1`, challengeID).Scan(&account)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return nil, err
+		}
+	}
+	try, err := s.codeTry(ctx, "verify", account, from.IP)
+	if err != nil {
+		return nil, err
 	}
 	var userID int64
 	var ok bool
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var err error
-		userID, ok, err = s.spendCode(ctx, tx, challengeID, "login", code)
-		return err
-	})
-	if err != nil {
-		return nil, err
+	if _, err := uuid.Parse(challengeID); err == nil {
+		err := s.inTx(ctx, func(tx pgx.Tx) error {
+			var err error
+			if userID, ok, err = s.spendCode(ctx, tx, challengeID, "login", code); err != nil || !ok {
+				return err
+			}
+			return s.codeRight(ctx, tx, try)
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	if !ok {
 		if err := engine.Audit(ctx, s.pool, engine.AuditEntry{Action: "login.code_failed", Entity: "user", Actor: "unknown",
 			After: map[string]string{"challengeId": challengeID, "ip": from.IP}}); err != nil {
 			return nil, err
 		}
-		return nil, engine.Unauthorized("The code is invalid or has expired. After 5 wrong tries a code stops working; sign in again to get a new one.")
+		return nil, engine.Unauthorized("The code is invalid or has expired. After 5 wrong tries a code stops working; sign in again to get a new one.").With("auth.badCode")
 	}
 	var name string
 	var active bool
 	if err := s.pool.QueryRow(ctx, `select username, is_active from app_user where id = $1`, userID).Scan(&name, &active); err != nil || !active {
 		return nil, errBadLogin
 	}
-	return s.startSession(ctx, userID, name, from, "login.succeeded")
+	return s.startSession(ctx, userID, name, from, 0, "login.succeeded")
 }
 
 // startSession records a session and returns its token with everything the
 // UI stores: the profile, the permitted screens and the roles.
-func (s *Service) startSession(ctx context.Context, userID int64, username string, from Client, action string) (*LoginResult, error) {
+// attempt is the sign-in's login_attempt row to turn into a success (0: add one).
+func (s *Service) startSession(ctx context.Context, userID int64, username string, from Client, attempt int64, action string) (*LoginResult, error) {
 	sessionID := uuid.NewString()
 	token, exp, err := s.tokens.Issue(userID, sessionID)
 	if err != nil {
 		return nil, engine.Internal(err)
 	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `insert into auth_session (id, user_id, issued_at, expires_at, ip, user_agent) values ($1, $2, $3, $4, $5, $6)`,
+		if _, err := tx.Exec(ctx, `insert into auth_session (id, user_id, issued_at, expires_at, ip, user_agent, last_seen_at) values ($1, $2, $3, $4, $5, $6, $3)`,
 			sessionID, userID, s.now(), exp, from.IP, truncate(from.UserAgent, 300)); err != nil {
 			return err
 		}
-		if err := s.recordAttempt(ctx, tx, username, from.IP, true); err != nil {
+		// At most maxSessions live sessions: the newest stay.
+		if _, err := tx.Exec(ctx, `update auth_session set revoked_at = $3 where id in (
+				select id from auth_session where user_id = $1 and revoked_at is null and expires_at > $3
+				order by issued_at desc, id offset $2)`, userID, s.maxSessions, s.now()); err != nil {
+			return err
+		}
+		if attempt != 0 {
+			if _, err := tx.Exec(ctx, `update login_attempt set succeeded = true where id = $1`, attempt); err != nil {
+				return err
+			}
+		} else if err := s.recordAttempt(ctx, tx, username, from.IP, true); err != nil {
 			return err
 		}
 		return engine.Audit(ctx, tx, engine.AuditEntry{Action: action, Entity: "user", EntityID: fmt.Sprint(userID),
@@ -240,15 +268,21 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*engine.Actor
 	a := &engine.Actor{UserID: userID, SessionID: sessionID, Screens: map[int]bool{}}
 	var live bool
 	var screens []int32
+	now := s.now()
 	err = s.pool.QueryRow(ctx, `
-		select u.username, s.revoked_at is null and s.expires_at > $3 and u.is_active,
+		select u.username, s.revoked_at is null and s.expires_at > $3 and u.is_active and coalesce(s.last_seen_at, s.issued_at) > $4,
 		       array(`+screensOfUser("$2")+`)
 		from auth_session s join app_user u on u.id = s.user_id
-		where s.id = $1 and s.user_id = $2`, sessionID, userID, s.now()).Scan(&a.Username, &live, &screens)
+		where s.id = $1 and s.user_id = $2`, sessionID, userID, now, now.Add(-s.idleTimeout)).Scan(&a.Username, &live, &screens)
 	if errors.Is(err, pgx.ErrNoRows) || err == nil && !live {
 		return nil, errSession
 	}
 	if err != nil {
+		return nil, err
+	}
+	// Use keeps the session alive (idle timeout); written at most once a minute.
+	if _, err := s.pool.Exec(ctx, `update auth_session set last_seen_at = $2 where id = $1 and (last_seen_at is null or last_seen_at < $3)`,
+		sessionID, now, now.Add(-time.Minute)); err != nil {
 		return nil, err
 	}
 	for _, id := range screens {
@@ -292,41 +326,92 @@ func (s *Service) userRoles(ctx context.Context, userID int64) ([]RoleRef, error
 	return roles, err
 }
 
+// admit decides whether a sign-in may be checked and, when it may, records it
+// as a failure before the password is hashed (a right password turns the
+// record into a success). The check and the record are one transaction under
+// a per-account and a per-address lock, so parallel tries see each other:
+// 120 at once get no more checks than 120 in a row.
+func (s *Service) admit(ctx context.Context, username, ip string) (attemptID int64, err error) {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `select pg_advisory_xact_lock(7310002, hashtext(lower($1))), pg_advisory_xact_lock(7310003, hashtext($2))`,
+			username, ip); err != nil {
+			return err
+		}
+		if err := s.throttle(ctx, tx, username, ip); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, `insert into login_attempt (username, ip, succeeded, at) values ($1, $2, false, $3) returning id`,
+			truncate(username, 254), ip, s.now()).Scan(&attemptID)
+	})
+	return attemptID, err
+}
+
 // throttle refuses a sign-in when the account or the address has failed too
 // often: after freeFailures consecutive failures the account waits 1, 2, 4 ...
 // seconds (at most maxBackoff) between tries, and locks after
-// accountFailsHour failures in an hour.
-func (s *Service) throttle(ctx context.Context, username, ip string) error {
+// accountFailsHour failures in an hour. From an address the user signed in
+// from before, only that address's failures count: a stranger failing
+// elsewhere slows the account down for strangers, not for its owner.
+// Failures before an administrator's unlock or password reset do not count.
+func (s *Service) throttle(ctx context.Context, q querier, username, ip string) error {
 	now := s.now()
 	var hourFails, streak int
 	var lastFail *time.Time
-	err := s.pool.QueryRow(ctx, `
-		with recent as (select succeeded, at from login_attempt where lower(username) = lower($1) and at > $2)
+	err := q.QueryRow(ctx, `
+		with known as (select exists (select 1 from login_attempt where lower(username) = lower($1) and ip = $3 and succeeded and kind = 'login') as yes),
+		cleared as (select coalesce((select sign_in_cleared_at from app_user where lower(username) = lower($1)), '-infinity') as at),
+		recent as (select a.id, a.succeeded, a.at from login_attempt a, known, cleared
+			where lower(a.username) = lower($1) and a.kind = 'login' and a.at > $2 and a.at > cleared.at and (not known.yes or a.ip = $3))
 		select (select count(*) from recent where not succeeded),
-		       (select count(*) from recent where not succeeded and at > coalesce((select max(at) from recent where succeeded), '-infinity')),
+		       (select count(*) from recent where not succeeded and id > coalesce((select max(id) from recent where succeeded), 0)),
 		       (select max(at) from recent where not succeeded)`,
-		username, now.Add(-time.Hour)).Scan(&hourFails, &streak, &lastFail)
+		username, now.Add(-time.Hour), ip).Scan(&hourFails, &streak, &lastFail)
 	if err != nil {
 		return err
 	}
 	if hourFails >= accountFailsHour {
-		return &engine.Error{Code: engine.CodeRateLimited, Message: "This account is locked after too many failed sign-ins. Try again in an hour or ask an administrator to reset the password."}
+		return rateLimited("This account is locked after too many failed sign-ins. Try again in an hour or ask an administrator to unlock it.", time.Hour).
+			With("auth.locked")
 	}
 	if streak >= freeFailures && lastFail != nil {
 		wait := time.Duration(math.Min(math.Pow(2, float64(streak-freeFailures)), maxBackoff.Seconds())) * time.Second
 		if left := lastFail.Add(wait).Sub(now); left > 0 {
-			return &engine.Error{Code: engine.CodeRateLimited, Message: fmt.Sprintf("Too many failed sign-ins. Try again in %d seconds.", int(math.Ceil(left.Seconds())))}
+			secs := int(math.Ceil(left.Seconds()))
+			return rateLimited(fmt.Sprintf("Too many failed sign-ins. Try again in %d seconds.", secs), left).With("auth.backoff", "seconds", secs)
 		}
 	}
 	var ipFails int
-	if err := s.pool.QueryRow(ctx, `select count(*) from login_attempt where ip = $1 and not succeeded and at > $2`,
+	if err := q.QueryRow(ctx, `select count(*) from login_attempt where ip = $1 and not succeeded and kind = 'login' and at > $2`,
 		ip, now.Add(-15*time.Minute)).Scan(&ipFails); err != nil {
 		return err
 	}
 	if ipFails >= addressFails15Min {
-		return &engine.Error{Code: engine.CodeRateLimited, Message: "Too many failed sign-ins from this address. Try again in 15 minutes."}
+		return rateLimited("Too many failed sign-ins from this address. Try again in 15 minutes.", 15*time.Minute).With("auth.addressLimited")
 	}
 	return nil
+}
+
+// rateLimited is a 429 telling the client when to try again.
+func rateLimited(msg string, after time.Duration) *engine.Error {
+	return &engine.Error{Code: engine.CodeRateLimited, Message: msg, RetryAfter: after}
+}
+
+// Unlock clears the sign-in throttle of a user: failures so far no longer
+// count (the user form's Unlock action).
+func (s *Service) Unlock(ctx context.Context, id int64) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		u, err := s.getUser(ctx, tx, id, true)
+		if err != nil {
+			return err
+		}
+		if err := mayEditUser(ctx, tx, id); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `update app_user set sign_in_cleared_at = $2 where id = $1`, id, s.now()); err != nil {
+			return err
+		}
+		return engine.Audit(ctx, tx, engine.AuditEntry{Action: "user.unlock", Entity: "user", EntityID: fmt.Sprint(id), After: map[string]string{"username": u.Username}})
+	})
 }
 
 func (s *Service) recordAttempt(ctx context.Context, q engine.Execer, username, ip string, ok bool) error {

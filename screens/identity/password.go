@@ -1,8 +1,10 @@
 package identity
 
 import (
+	"bufio"
 	"crypto/rand"
 	"crypto/subtle"
+	_ "embed"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -124,6 +126,24 @@ func ValidatePassword(p string) string {
 		return "must contain a digit"
 	case !r.Special:
 		return "must contain a special character (" + PasswordSpecials + ")"
+	case commonPasswords[strings.ToLower(p)]:
+		return "is one of the most common passwords; choose one that is harder to guess"
 	}
 	return ""
 }
+
+//go:embed common-passwords.txt
+var commonPasswordList string
+
+// commonPasswords are passwords that meet the rules but are among the first
+// an attacker tries (lower case): ValidatePassword refuses them.
+var commonPasswords = func() map[string]bool {
+	m := map[string]bool{}
+	sc := bufio.NewScanner(strings.NewReader(commonPasswordList))
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); line != "" && !strings.HasPrefix(line, "#") {
+			m[strings.ToLower(line)] = true
+		}
+	}
+	return m
+}()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -24,14 +25,17 @@ type Profile struct {
 	DateOfBirth  *string `json:"dateOfBirth"`
 	DateFormat   string  `json:"dateFormat"`
 	LanguageCode string  `json:"languageCode"`
+	// EnableTwoFactor tells the profile dialog that an email change needs a
+	// code; the profile cannot change it.
+	EnableTwoFactor bool `json:"enableTwoFactor"`
 }
 
 func (s *Service) profile(ctx context.Context, userID int64) (*Profile, error) {
 	var p Profile
 	var dob *time.Time
-	err := s.pool.QueryRow(ctx, `select id, username, first_name, last_name, email, coalesce(mobile_number, ''), date_of_birth, date_format, language_code
-		from app_user where id = $1`, userID).
-		Scan(&p.UserID, &p.Username, &p.FirstName, &p.LastName, &p.Email, &p.MobileNumber, &dob, &p.DateFormat, &p.LanguageCode)
+	err := s.pool.QueryRow(ctx, `select id, username, first_name, last_name, email, coalesce(mobile_number, ''), date_of_birth, date_format, language_code,
+		enable_two_factor from app_user where id = $1`, userID).
+		Scan(&p.UserID, &p.Username, &p.FirstName, &p.LastName, &p.Email, &p.MobileNumber, &dob, &p.DateFormat, &p.LanguageCode, &p.EnableTwoFactor)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, engine.NotFound("User %d not found.", userID)
 	}
@@ -53,6 +57,10 @@ func (s *Service) GetProfile(ctx context.Context) (*Profile, error) {
 type ProfileInput struct {
 	UserID int64 `json:"userId"`
 	personFields
+	// NewPassword, when set, changes the caller's password.
+	NewPassword string `json:"newPassword"`
+	// Proof is needed for a new email or a new password.
+	Proof
 }
 
 // UpdateProfile changes the caller's own profile. A userId naming someone
@@ -66,24 +74,58 @@ func (s *Service) UpdateProfile(ctx context.Context, in ProfileInput) (*Profile,
 	if err != nil {
 		return nil, err
 	}
+	if in.NewPassword != "" {
+		if msg := ValidatePassword(in.NewPassword); msg != "" {
+			return nil, engine.Invalid("newPassword", "New password %s.", msg)
+		}
+	}
 	before, err := s.profile(ctx, a.UserID)
 	if err != nil {
 		return nil, err
 	}
+	emailChanged := !strings.EqualFold(in.Email, before.Email)
+	var hash *string
+	if emailChanged || in.NewPassword != "" {
+		// A stolen token alone must not move where codes go or lock the owner out.
+		if err := s.confirm(ctx, in.Proof, emailChanged && before.EnableTwoFactor); err != nil {
+			return nil, err
+		}
+	}
+	if in.NewPassword != "" {
+		h, err := s.hash(ctx, in.NewPassword)
+		if err != nil {
+			return nil, err
+		}
+		hash = &h
+	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `update app_user set first_name = $2, last_name = $3, email = $4, mobile_number = nullif($5, ''),
-			date_of_birth = $6, date_format = $7, language_code = $8, updated_on = $9, updated_by = $10 where id = $1`,
-			a.UserID, in.FirstName, in.LastName, in.Email, in.MobileNumber, dob, in.DateFormat, in.LanguageCode, s.now(), a.Username)
+			date_of_birth = $6, date_format = $7, language_code = $8, updated_on = $9, updated_by = $10,
+			password_hash = coalesce($11, password_hash) where id = $1`,
+			a.UserID, in.FirstName, in.LastName, in.Email, in.MobileNumber, dob, in.DateFormat, in.LanguageCode, s.now(), a.Username, hash)
 		if err != nil {
 			return duplicate(err)
+		}
+		if hash != nil { // the other sessions end; this one goes on
+			if _, err := tx.Exec(ctx, `update auth_session set revoked_at = $3 where user_id = $1 and id <> $2 and revoked_at is null`,
+				a.UserID, a.SessionID, s.now()); err != nil {
+				return err
+			}
 		}
 		after := *before
 		after.FirstName, after.LastName, after.Email, after.MobileNumber = in.FirstName, in.LastName, in.Email, in.MobileNumber
 		after.DateOfBirth, after.DateFormat, after.LanguageCode = dateString(dob), in.DateFormat, in.LanguageCode
-		return engine.Audit(ctx, tx, engine.AuditEntry{Action: "profile.update", Entity: "user", EntityID: fmt.Sprint(a.UserID), Before: before, After: after})
+		audited := struct {
+			Profile
+			PasswordChanged bool `json:"passwordChanged,omitempty"`
+		}{after, hash != nil}
+		return engine.Audit(ctx, tx, engine.AuditEntry{Action: "profile.update", Entity: "user", EntityID: fmt.Sprint(a.UserID), Before: before, After: audited})
 	})
 	if err != nil {
 		return nil, err
+	}
+	if emailChanged {
+		s.tellOldAddress(before.Username, before.Email, in.Email)
 	}
 	return s.profile(ctx, a.UserID)
 }

@@ -14,8 +14,9 @@ import (
 )
 
 // ForgotPassword sends a reset code to the email when it belongs to an
-// active user. The answer is the same whether it does or not, and the mail
-// goes out in the background, so the answer's timing tells nothing either.
+// active user. It answers after checking the address's form only: the lookup
+// and the mail run after the answer, so neither its content nor its time
+// tells whether the address is known.
 func (s *Service) ForgotPassword(ctx context.Context, email string) error {
 	email = strings.TrimSpace(email)
 	if email == "" {
@@ -24,6 +25,31 @@ func (s *Service) ForgotPassword(ctx context.Context, email string) error {
 	if !validEmail(email) {
 		return engine.Invalid("email", "Email is not a valid email address.")
 	}
+	// The lookup and the mail happen after the answer: its time and content
+	// are the same whether the address is known or not.
+	select {
+	case s.background <- struct{}{}:
+		go func() {
+			defer func() { <-s.background }()
+			if err := s.sendResetCode(context.WithoutCancel(ctx), email); err != nil && s.log != nil {
+				s.log.Error("forgot-password", "err", err)
+			}
+		}()
+	default:
+		if s.log != nil {
+			s.log.Warn("forgot-password: too many requests at once; this one is dropped")
+		}
+	}
+	return nil
+}
+
+// backgroundJobs bounds the forgot-password requests worked on at once;
+// beyond it (a flood) requests are dropped, with the same answer.
+const backgroundJobs = 32
+
+// sendResetCode issues and mails a reset code when email belongs to an
+// active user (at most resetCodesPerHour an hour).
+func (s *Service) sendResetCode(ctx context.Context, email string) error {
 	var userID int64
 	var username string
 	err := s.pool.QueryRow(ctx, `select id, username from app_user where lower(email) = lower($1) and is_active`, email).Scan(&userID, &username)
@@ -58,13 +84,13 @@ func (s *Service) ForgotPassword(ctx context.Context, email string) error {
 	return nil
 }
 
-var errBadResetCode = engine.Invalid("code", "The reset code is invalid or has expired.")
+var errBadResetCode = engine.Invalid("code", "The reset code is invalid or has expired.").With("auth.badResetCode")
 
 // ResetPassword sets a new password with a code sent by ForgotPassword. The
 // newest live code of the user is tried; five wrong tries kill it. Success
 // ends every session of the user. Two-factor stays on: a reset does not
 // bypass it.
-func (s *Service) ResetPassword(ctx context.Context, email, code, newPassword string) error {
+func (s *Service) ResetPassword(ctx context.Context, email, code, newPassword string, from Client) error {
 	email, code = strings.TrimSpace(email), strings.TrimSpace(code)
 	switch {
 	case email == "":
@@ -77,15 +103,15 @@ func (s *Service) ResetPassword(ctx context.Context, email, code, newPassword st
 	if msg := ValidatePassword(newPassword); msg != "" {
 		return engine.Invalid("newPassword", "New password %s.", msg)
 	}
-	if len(code) != 6 || strings.Trim(code, "0123456789") != "" {
-		return errBadResetCode
-	}
-	hash, err := HashPassword(newPassword)
+	try, err := s.codeTry(ctx, "reset", email, from.IP)
 	if err != nil {
-		return engine.Internal(err)
+		return err
 	}
 	var ok bool
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if len(code) != 6 || strings.Trim(code, "0123456789") != "" {
+			return nil
+		}
 		var userID int64
 		var codeID, username string
 		err := tx.QueryRow(ctx, `select c.id, u.id, u.username from one_time_code c join app_user u on u.id = c.user_id
@@ -100,7 +126,16 @@ func (s *Service) ResetPassword(ctx context.Context, email, code, newPassword st
 		if _, ok, err = s.spendCode(ctx, tx, codeID, "reset", code); err != nil || !ok {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `update app_user set password_hash = $2, updated_on = $3, updated_by = $4 where id = $1`,
+		if err := s.codeRight(ctx, tx, try); err != nil {
+			return err
+		}
+		// Hashed only once the code is right: a wrong code costs no hash. Busy
+		// hashing rolls the try back, so the code stays usable.
+		hash, err := s.hash(ctx, newPassword)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `update app_user set password_hash = $2, updated_on = $3, updated_by = $4, sign_in_cleared_at = $3 where id = $1`,
 			userID, hash, s.now(), username); err != nil {
 			return err
 		}

@@ -20,12 +20,14 @@ type Role struct {
 	IsAdmin     bool      `json:"isAdmin"`
 	CreatedOn   time.Time `json:"createdOn"`
 	CreatedBy   string    `json:"createdBy"`
+	Version     time.Time `json:"version"` // when last changed; an update sends the one it read
 }
 
 // RoleInput is what the role form may write.
 type RoleInput struct {
 	RoleName    string `json:"roleName"`
 	Description string `json:"description"`
+	Version     any    `json:"version"` // the role's version as read (updates only)
 }
 
 // WebScreen is a screen a role can grant.
@@ -40,7 +42,7 @@ type RoleScreen struct {
 	ScreenName string `json:"screenName"`
 }
 
-const roleColumns = `id, role_name, description, is_admin, created_on, created_by`
+const roleColumns = `id, role_name, description, is_admin, created_on, created_by, updated_on`
 
 func (in *RoleInput) clean() error {
 	in.RoleName = strings.TrimSpace(in.RoleName)
@@ -80,7 +82,7 @@ func getRole(ctx context.Context, q querier, id int64, lock bool) (*Role, error)
 		query += ` for update`
 	}
 	var r Role
-	err := q.QueryRow(ctx, query, id).Scan(&r.ID, &r.RoleName, &r.Description, &r.IsAdmin, &r.CreatedOn, &r.CreatedBy)
+	err := q.QueryRow(ctx, query, id).Scan(&r.ID, &r.RoleName, &r.Description, &r.IsAdmin, &r.CreatedOn, &r.CreatedBy, &r.Version)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, engine.NotFound("Role %d not found.", id)
 	}
@@ -119,6 +121,12 @@ func (s *Service) UpdateRole(ctx context.Context, id int64, in RoleInput) (*Role
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		before, err := getRole(ctx, tx, id, true)
 		if err != nil {
+			return err
+		}
+		if err := mayEditRole(ctx, tx, before); err != nil {
+			return err
+		}
+		if err := engine.CheckVersion(before.Version, in.Version); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `update role set role_name = $2, description = $3, updated_on = $4, updated_by = $5 where id = $1`,
@@ -199,6 +207,9 @@ func (s *Service) SetRoleScreens(ctx context.Context, id int64, screenIDs []int)
 		}
 		if r.IsAdmin {
 			return engine.Invalid("screenIds", "The Administrator role always grants every screen.")
+		}
+		if err := mayGrantScreens(ctx, tx, id, screenIDs); err != nil {
+			return err
 		}
 		before, err := replaceLinks(ctx, tx, roleScreens, id, screenIDs)
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
+	"runtime"
 	"time"
 
 	"github.com/google/uuid"
@@ -35,7 +36,10 @@ const (
 	maxBackoff         = 60 * time.Second
 	resetCodesPerHour  = 5
 	loginCodesPerHour  = 10
+	codeFails15Min     = 10 // wrong reset or sign-in codes an address, or an account, may send in 15 minutes
 	DefaultTokenTTL    = 8 * time.Hour
+	DefaultIdleTimeout = 30 * time.Minute
+	DefaultMaxSessions = 10
 	DefaultDateFormat  = "DD-MM-YYYY HH:mm:ss"
 	DefaultLanguage    = "en"
 	adminRoleName      = "Administrator"
@@ -50,6 +54,14 @@ type Service struct {
 	mail    *mail.Sender
 	now     func() time.Time
 	log     *slog.Logger
+	// hashSlots bounds the argon2id hashes running at once (19 MiB each).
+	hashSlots chan struct{}
+	// maxSessions caps the live sessions of a user; idleTimeout ends a
+	// session unused that long.
+	maxSessions int
+	idleTimeout time.Duration
+	// background bounds the work done after an answer (forgot-password).
+	background chan struct{}
 }
 
 // Options configure a Service.
@@ -60,6 +72,14 @@ type Options struct {
 	Mail     *mail.Sender
 	Now      func() time.Time
 	Log      *slog.Logger
+	// HashConcurrency bounds the password hashes running at once; 0 means
+	// twice the cores.
+	HashConcurrency int
+	// IdleTimeout ends a session unused that long (0: DefaultIdleTimeout);
+	// MaxSessions caps a user's live sessions, a new one ending the oldest
+	// (0: DefaultMaxSessions).
+	IdleTimeout time.Duration
+	MaxSessions int
 }
 
 // New returns the identity service.
@@ -70,6 +90,15 @@ func New(o Options) *Service {
 	if o.TokenTTL == 0 {
 		o.TokenTTL = DefaultTokenTTL
 	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.HashConcurrency <= 0 {
+		o.HashConcurrency = 2 * runtime.NumCPU()
+	}
 	mac := hmac.New(sha256.New, o.Secret)
 	mac.Write([]byte("ledgerdesk one-time codes"))
 	return &Service{
@@ -79,6 +108,11 @@ func New(o Options) *Service {
 		mail:    o.Mail,
 		now:     o.Now,
 		log:     o.Log,
+
+		hashSlots:   make(chan struct{}, o.HashConcurrency),
+		maxSessions: o.MaxSessions,
+		idleTimeout: o.IdleTimeout,
+		background:  make(chan struct{}, backgroundJobs),
 	}
 }
 

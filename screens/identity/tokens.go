@@ -60,7 +60,9 @@ func (t *Tokens) Parse(token string) (sessionID string, userID int64, err error)
 		jwt.WithIssuer(tokenIssuer),
 		jwt.WithAudience(tokenAudience),
 		jwt.WithTimeFunc(t.now),
-		jwt.WithLeeway(5*time.Second),
+		// One second for clocks of instances sharing the database; a token is
+		// not accepted later than that after its expiry.
+		jwt.WithLeeway(time.Second),
 	)
 	if err != nil {
 		return "", 0, err

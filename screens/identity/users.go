@@ -30,6 +30,9 @@ type User struct {
 	IsActive        bool      `json:"isActive"`
 	CreatedOn       time.Time `json:"createdOn"`
 	CreatedBy       string    `json:"createdBy"`
+	// Version is when the user was last changed: an update sends the one
+	// it read, and a user changed since is not overwritten.
+	Version time.Time `json:"version"`
 }
 
 // UserInput is every field the user form may write, and nothing else: other
@@ -43,16 +46,20 @@ type UserInput struct {
 	EnableTwoFactor bool   `json:"enableTwoFactor"`
 	TwoFactorType   int    `json:"twoFactorType"`
 	IsActive        *bool  `json:"isActive"`
+	Version         any    `json:"version"` // the user's version as read (updates only)
+	// Proof is needed when users change their own email, password or turn
+	// their own two-factor off through the user form.
+	Proof
 }
 
 const userColumns = `id, id, username, first_name, last_name, email, coalesce(mobile_number, ''), date_of_birth,
-	date_format, language_code, enable_two_factor, two_factor_type, is_active, created_on, created_by`
+	date_format, language_code, enable_two_factor, two_factor_type, is_active, created_on, created_by, updated_on`
 
 func scanUser(row pgx.Row) (*User, error) {
 	var u User
 	var dob *time.Time
 	err := row.Scan(&u.ID, &u.UserID, &u.Username, &u.FirstName, &u.LastName, &u.Email, &u.MobileNumber, &dob,
-		&u.DateFormat, &u.LanguageCode, &u.EnableTwoFactor, &u.TwoFactorType, &u.IsActive, &u.CreatedOn, &u.CreatedBy)
+		&u.DateFormat, &u.LanguageCode, &u.EnableTwoFactor, &u.TwoFactorType, &u.IsActive, &u.CreatedOn, &u.CreatedBy, &u.Version)
 	u.DateOfBirth = dateString(dob)
 	return &u, err
 }
@@ -148,9 +155,9 @@ func (s *Service) CreateUser(ctx context.Context, in UserInput) (*User, error) {
 	if err != nil {
 		return nil, err
 	}
-	hash, err := HashPassword(in.Password)
+	hash, err := s.hash(ctx, in.Password)
 	if err != nil {
-		return nil, engine.Internal(err)
+		return nil, err
 	}
 	active := in.IsActive == nil || *in.IsActive
 	actor := engine.ActorFrom(ctx).Username
@@ -182,19 +189,34 @@ func (s *Service) UpdateUser(ctx context.Context, id int64, in UserInput) (*User
 	}
 	var hash *string
 	if in.ChangePassword {
-		h, err := HashPassword(in.NewPassword)
+		h, err := s.hash(ctx, in.NewPassword)
 		if err != nil {
-			return nil, engine.Internal(err)
+			return nil, err
 		}
 		hash = &h
 	}
 	a := engine.ActorFrom(ctx)
 	var after *User
+	var emailChanged bool
+	var oldEmail string
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		before, err := s.getUser(ctx, tx, id, true)
 		if err != nil {
 			return err
 		}
+		if err := mayEditUser(ctx, tx, id); err != nil {
+			return err
+		}
+		if err := engine.CheckVersion(before.Version, in.Version); err != nil {
+			return err
+		}
+		emailChanged = !strings.EqualFold(before.Email, in.Email)
+		if id == a.UserID && (emailChanged || hash != nil || before.EnableTwoFactor && !in.EnableTwoFactor) {
+			if err := s.confirm(ctx, in.Proof, before.EnableTwoFactor && (emailChanged || !in.EnableTwoFactor)); err != nil {
+				return err
+			}
+		}
+		oldEmail = before.Email
 		active := before.IsActive
 		if in.IsActive != nil {
 			active = *in.IsActive
@@ -209,6 +231,11 @@ func (s *Service) UpdateUser(ctx context.Context, id int64, in UserInput) (*User
 			in.EnableTwoFactor, in.TwoFactorType, hash, active, s.now(), a.Username)
 		if err != nil {
 			return duplicate(err)
+		}
+		if hash != nil { // an administrator's password reset also unlocks the account
+			if _, err := tx.Exec(ctx, `update app_user set sign_in_cleared_at = $2 where id = $1`, id, s.now()); err != nil {
+				return err
+			}
 		}
 		if hash != nil || (before.IsActive && !active) {
 			if err := s.revokeSessions(ctx, tx, id); err != nil {
@@ -229,6 +256,9 @@ func (s *Service) UpdateUser(ctx context.Context, id int64, in UserInput) (*User
 		}{after, hash != nil}
 		return engine.Audit(ctx, tx, engine.AuditEntry{Action: "user.update", Entity: "user", EntityID: fmt.Sprint(id), Before: before, After: audited})
 	})
+	if err == nil && emailChanged {
+		s.tellOldAddress(after.Username, oldEmail, after.Email)
+	}
 	return after, err
 }
 
@@ -246,6 +276,9 @@ func (s *Service) SetUserRoles(ctx context.Context, id int64, roleIDs []int64) (
 	roleIDs = uniqueIDs(roleIDs)
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if _, err := s.getUser(ctx, tx, id, true); err != nil {
+			return err
+		}
+		if err := mayGrantRoles(ctx, tx, id, roleIDs); err != nil {
 			return err
 		}
 		before, err := replaceLinks(ctx, tx, userRoles, id, roleIDs)

@@ -10,10 +10,17 @@ package mail
 
 import (
 	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
+	"regexp"
 	"strconv"
 	"sync"
 	"time"
@@ -53,7 +60,10 @@ type Sender struct {
 	Mobile Transport
 	Log    *slog.Logger
 	Pool   *pgxpool.Pool // where queued messages are kept (with a queue)
-	wg     sync.WaitGroup
+	// Key seals queued bodies as the outbox does: the table holds them with
+	// their codes masked until delivery.
+	Key   []byte
+	wg    sync.WaitGroup
 	queue  *river.Client[pgx.Tx]
 }
 
@@ -96,10 +106,14 @@ func (s *Sender) Wait() { s.wg.Wait() }
 func (s *Sender) enqueue(m Message) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	masked, sealed, err := maskAndSeal(s.Key, m.Body)
+	if err != nil {
+		return err
+	}
 	return pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
 		var id int64
-		if err := tx.QueryRow(ctx, `insert into mail_outbox (channel, recipient, subject, body, state) values ($1, $2, $3, $4, 'queued') returning id`,
-			m.Channel, m.To, m.Subject, m.Body).Scan(&id); err != nil {
+		if err := tx.QueryRow(ctx, `insert into mail_outbox (channel, recipient, subject, body, sealed, state) values ($1, $2, $3, $4, $5, 'queued') returning id`,
+			m.Channel, m.To, m.Subject, masked, sealed).Scan(&id); err != nil {
 			return err
 		}
 		_, err := s.queue.InsertTx(ctx, tx, DeliverArgs{OutboxID: id}, nil)
@@ -138,13 +152,19 @@ func (w *DeliverWorker) Work(ctx context.Context, job *river.Job[DeliverArgs]) e
 	s := w.Sender
 	var m Message
 	var state string
-	err := s.Pool.QueryRow(ctx, `select channel, recipient, subject, body, state from mail_outbox where id = $1`, job.Args.OutboxID).
-		Scan(&m.Channel, &m.To, &m.Subject, &m.Body, &state)
+	var sealed *string
+	err := s.Pool.QueryRow(ctx, `select channel, recipient, subject, body, sealed, state from mail_outbox where id = $1`, job.Args.OutboxID).
+		Scan(&m.Channel, &m.To, &m.Subject, &m.Body, &sealed, &state)
 	if errors.Is(err, pgx.ErrNoRows) || (err == nil && state != "queued") {
 		return nil // gone, or delivered by an earlier try
 	}
 	if err != nil {
 		return err
+	}
+	if sealed != nil { // the body with its codes, for delivery
+		if m.Body, err = Unseal(s.Key, *sealed); err != nil {
+			return fmt.Errorf("outbox %d: %w", job.Args.OutboxID, err)
+		}
 	}
 	t := s.transport(m.Channel)
 	if _, ok := t.(*Outbox); ok {
@@ -168,16 +188,17 @@ func (w *DeliverWorker) Work(ctx context.Context, job *river.Job[DeliverArgs]) e
 		return deliverErr
 	}
 	_, err = s.Pool.Exec(context.WithoutCancel(ctx), `update mail_outbox set state = 'sent', attempts = $2, last_error = null, delivered_on = now(),
-		body = '(delivered; not kept)' where id = $1`, job.Args.OutboxID, job.Attempt)
+		body = '(delivered; not kept)', sealed = null where id = $1`, job.Args.OutboxID, job.Attempt)
 	return err
 }
 
 // New builds the sender for the configuration: SMTP for email when smtpURL is
 // set, the outbox otherwise; mobile messages go to the outbox until a
 // provider is configured.
-func New(smtpURL, from string, pool *pgxpool.Pool, log *slog.Logger) (*Sender, error) {
-	outbox := &Outbox{Pool: pool, Log: log}
-	s := &Sender{Email: outbox, Mobile: outbox, Log: log, Pool: pool}
+// outboxKey (OutboxKey of the server secret) seals what the outbox masks.
+func New(smtpURL, from string, pool *pgxpool.Pool, log *slog.Logger, outboxKey []byte) (*Sender, error) {
+	outbox := &Outbox{Pool: pool, Log: log, Key: outboxKey}
+	s := &Sender{Email: outbox, Mobile: outbox, Log: log, Pool: pool, Key: outboxKey}
 	if smtpURL != "" {
 		smtp, err := NewSMTP(smtpURL, from)
 		if err != nil {
@@ -189,22 +210,89 @@ func New(smtpURL, from string, pool *pgxpool.Pool, log *slog.Logger) (*Sender, e
 }
 
 // Outbox keeps messages in the mail_outbox table. The log records that a
-// message is waiting, never its body: bodies hold codes.
+// message is waiting, never its body: bodies hold codes. The stored body
+// has its codes masked; the whole body is kept sealed with Key (from the
+// server secret), so only `ledgerdesk outbox` shows the codes, not a read of
+// the table.
 type Outbox struct {
 	Pool *pgxpool.Pool
 	Log  *slog.Logger
+	Key  []byte // nil: codes are masked and not kept at all
+}
+
+// codes are the six-digit codes of reset and sign-in messages.
+var codes = regexp.MustCompile(`\b\d{6}\b`)
+
+// maskAndSeal returns body with its codes masked and, when it had any and
+// there is a key, the whole body sealed with key.
+func maskAndSeal(key []byte, body string) (string, *string, error) {
+	masked := codes.ReplaceAllString(body, "******")
+	if masked == body || len(key) == 0 {
+		return masked, nil, nil
+	}
+	s, err := Seal(key, body)
+	if err != nil {
+		return "", nil, fmt.Errorf("outbox: %w", err)
+	}
+	return masked, &s, nil
 }
 
 func (o *Outbox) Deliver(ctx context.Context, m Message) error {
+	masked, sealed, err := maskAndSeal(o.Key, m.Body)
+	if err != nil {
+		return err
+	}
 	var id int64
-	err := o.Pool.QueryRow(ctx, `insert into mail_outbox (channel, recipient, subject, body) values ($1, $2, $3, $4) returning id`,
-		m.Channel, m.To, m.Subject, m.Body).Scan(&id)
+	err = o.Pool.QueryRow(ctx, `insert into mail_outbox (channel, recipient, subject, body, sealed) values ($1, $2, $3, $4, $5) returning id`,
+		m.Channel, m.To, m.Subject, masked, sealed).Scan(&id)
 	if err != nil {
 		return fmt.Errorf("outbox: %w", err)
 	}
 	o.Log.Info("message in the outbox (no delivery configured); read it with `ledgerdesk outbox`",
 		"outbox_id", id, "channel", m.Channel, "to", m.To, "subject", m.Subject)
 	return nil
+}
+
+// OutboxKey derives the outbox's sealing key from the server secret.
+func OutboxKey(secret []byte) []byte {
+	mac := hmac.New(sha256.New, secret)
+	mac.Write([]byte("ledgerdesk outbox"))
+	return mac.Sum(nil)
+}
+
+// Seal encrypts plain with key (AES-256-GCM): base64 of nonce and sealed text.
+func Seal(key []byte, plain string) (string, error) {
+	aead, err := gcm(key)
+	if err != nil {
+		return "", err
+	}
+	nonce := make([]byte, aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(aead.Seal(nonce, nonce, []byte(plain), nil)), nil
+}
+
+// Unseal reverses Seal.
+func Unseal(key []byte, sealed string) (string, error) {
+	aead, err := gcm(key)
+	if err != nil {
+		return "", err
+	}
+	raw, err := base64.StdEncoding.DecodeString(sealed)
+	if err != nil || len(raw) < aead.NonceSize() {
+		return "", errors.New("not a sealed outbox body")
+	}
+	plain, err := aead.Open(nil, raw[:aead.NonceSize()], raw[aead.NonceSize():], nil)
+	return string(plain), err
+}
+
+func gcm(key []byte) (cipher.AEAD, error) {
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	return cipher.NewGCM(block)
 }
 
 // SMTP sends email through one SMTP server.

@@ -17,6 +17,8 @@ export interface User {
   isActive: boolean;
   createdOn: string;
   createdBy: string;
+  /** When the user was last changed: an update sends it back, and a user changed since is a 409. */
+  version?: string;
 }
 
 /** What the user form sends; changePassword and newPassword only count when updating. */
@@ -34,6 +36,8 @@ export interface UserInput {
   languageCode: string;
   enableTwoFactor: boolean;
   twoFactorType: number;
+  /** The version the form read (updates only). */
+  version?: string;
 }
 
 export interface UserRoleRef {
@@ -49,11 +53,14 @@ export interface Role {
   isAdmin: boolean;
   createdOn: string;
   createdBy: string;
+  version?: string;
 }
 
 export interface RoleInput {
   roleName: string;
   description: string;
+  /** The version the form read (updates only). */
+  version?: string;
 }
 
 export interface WebScreen {
@@ -77,9 +84,19 @@ export interface Profile {
   dateOfBirth: string | null;
   dateFormat: string;
   languageCode: string;
+  /** Two-factor sign-in is on: an email change needs a code (profileApi.sendCode). */
+  enableTwoFactor?: boolean;
 }
 
-export type ProfileInput = Omit<Profile, 'id' | 'username'>;
+/** The proof a change of email or password needs: the current password, and a code for two-factor users. */
+export interface Proof {
+  currentPassword?: string;
+  newPassword?: string;
+  challengeId?: string;
+  code?: string;
+}
+
+export type ProfileInput = Omit<Profile, 'id' | 'username' | 'enableTwoFactor'> & Proof;
 
 export const usersApi = {
   get: (id: number) => api.get<User>(`users/${id}`),
@@ -87,6 +104,8 @@ export const usersApi = {
   update: (id: number, input: UserInput) => api.put<User>(`users/${id}`, input),
   roles: (id: number) => api.get<UserRoleRef[]>(`users/${id}/roles`),
   setRoles: (id: number, roleIds: number[]) => api.put<UserRoleRef[]>(`users/${id}/roles`, { roleIds }),
+  /** Clears the sign-in lock of a user after too many failed sign-ins. */
+  unlock: (id: number) => api.post<void>(`users/${id}/unlock`, {}),
 };
 
 // The list of web screens never changes while the app runs: load it once (spec 01 §7).
@@ -118,4 +137,6 @@ export function resetWebScreenCache(): void {
 export const profileApi = {
   get: () => api.get<Profile>('profile'),
   update: (input: ProfileInput) => api.put<Profile>('profile', input),
+  /** Sends a confirmation code on the user's two-factor channel. */
+  sendCode: () => api.post<{ challengeId: string; channel: string }>('profile/code', {}),
 };

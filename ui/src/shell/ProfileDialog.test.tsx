@@ -103,4 +103,36 @@ describe('profile dialog', () => {
     fireEvent.change(last, { target: { value: ' ' } });
     expect((screen.getByTestId('profile-save') as HTMLButtonElement).disabled).toBe(true);
   });
+
+  it('a new email or password needs the current password; a two-factor user also sends a code', async () => {
+    seedSession();
+    pageReload.delayMs = 0;
+    vi.spyOn(pageReload, 'reload').mockImplementation(() => {});
+    const api = mockApi({
+      'GET /api/profile': ok({ ...PROFILE, enableTwoFactor: true }),
+      'POST /api/profile/code': ok({ challengeId: 'c-1', channel: 'email' }),
+      'PUT /api/profile': (body) => ok({ ...PROFILE, ...(body as object) }),
+    });
+    renderDialog();
+    const email = (await screen.findByLabelText('Email')) as HTMLInputElement;
+    await waitFor(() => expect(email.value).toBe('anna@example.com'));
+    expect(screen.queryByLabelText('Current password')).toBeNull(); // nothing to prove yet
+
+    fireEvent.change(email, { target: { value: 'anna.berg@example.com' } });
+    fireEvent.change(screen.getByLabelText('Current password'), { target: { value: 'Old#pass1' } });
+    fireEvent.click(screen.getByTestId('profile-send-code'));
+    expect(await screen.findByText('A confirmation code is on its way.')).toBeTruthy();
+    fireEvent.change(screen.getByLabelText('Confirmation code'), { target: { value: '123456' } });
+    fireEvent.change(screen.getByLabelText('New password'), { target: { value: 'New#pass22' } });
+    fireEvent.click(screen.getByTestId('profile-save'));
+
+    await waitFor(() => expect(api.callsTo('PUT', '/api/profile')).toHaveLength(1));
+    expect(api.callsTo('PUT', '/api/profile')[0]?.body).toMatchObject({
+      email: 'anna.berg@example.com',
+      currentPassword: 'Old#pass1',
+      newPassword: 'New#pass22',
+      challengeId: 'c-1',
+      code: '123456',
+    });
+  });
 });

@@ -35,6 +35,11 @@ interface ProfileValues {
   dateOfBirth: Date | null;
   dateFormat: string;
   languageCode: string;
+  /** Needed for a new email or password (a stolen session alone must not change them). */
+  currentPassword: string;
+  newPassword: string;
+  /** The confirmation code of a two-factor user changing their email. */
+  code: string;
 }
 
 type ProfileField = keyof ProfileValues;
@@ -47,6 +52,9 @@ const EMPTY: ProfileValues = {
   dateOfBirth: null,
   dateFormat: DEFAULT_USER_DATE_FORMAT,
   languageCode: 'en',
+  currentPassword: '',
+  newPassword: '',
+  code: '',
 };
 
 function valuesOf(profile: Profile): ProfileValues {
@@ -58,6 +66,9 @@ function valuesOf(profile: Profile): ProfileValues {
     dateOfBirth: fromIsoDate(profile.dateOfBirth),
     dateFormat: profile.dateFormat || DEFAULT_USER_DATE_FORMAT,
     languageCode: profile.languageCode || 'en',
+    currentPassword: '',
+    newPassword: '',
+    code: '',
   };
 }
 
@@ -78,10 +89,14 @@ export function ProfileDialog({ visible, onHide }: { visible: boolean; onHide: (
   const [profile, setProfile] = useState<Profile | null>(null);
   const [busy, setBusy] = useState(false);
   const [serverErrors, setServerErrors] = useState<Partial<Record<ProfileField, string>>>({});
+  const [challengeId, setChallengeId] = useState('');
   const formik = useFormik<ProfileValues>({ initialValues: EMPTY, onSubmit: () => {} });
   const { values, touched } = formik;
   const errors = validate(values);
   const canSave = !!profile && Object.keys(errors).length === 0 && !busy;
+  const emailChanged = !!profile && values.email.trim().toLowerCase() !== profile.email.toLowerCase();
+  const needsProof = emailChanged || values.newPassword !== '';
+  const needsCode = emailChanged && !!profile?.enableTwoFactor;
 
   // Load afresh each time the dialog opens: another tab or an administrator may have changed it.
   useEffect(() => {
@@ -89,6 +104,7 @@ export function ProfileDialog({ visible, onHide }: { visible: boolean; onHide: (
     let cancelled = false;
     setProfile(null);
     setServerErrors({});
+    setChallengeId('');
     profileApi
       .get()
       .then((loaded) => {
@@ -131,6 +147,9 @@ export function ProfileDialog({ visible, onHide }: { visible: boolean; onHide: (
         dateOfBirth: values.dateOfBirth ? toIsoDate(values.dateOfBirth) : null,
         dateFormat: values.dateFormat,
         languageCode: values.languageCode,
+        ...(needsProof ? { currentPassword: values.currentPassword } : {}),
+        ...(values.newPassword ? { newPassword: values.newPassword } : {}),
+        ...(needsCode ? { challengeId, code: values.code.trim() } : {}),
       });
       toast.success(t('profile.updated'));
       updateCurrentUser({
@@ -159,6 +178,36 @@ export function ProfileDialog({ visible, onHide }: { visible: boolean; onHide: (
   }
 
   const username = profile?.username ?? currentUser?.username ?? '';
+
+  async function sendCode() {
+    try {
+      const sent = await profileApi.sendCode();
+      setChallengeId(sent.challengeId);
+      toast.success(t('security.codeSent'));
+    } catch (error) {
+      toast.error(error instanceof Error ? error.message : t('errors.generic'));
+    }
+  }
+
+  function secretField(field: 'currentPassword' | 'newPassword' | 'code', label: string, autoComplete: string) {
+    const error = errorOf(field);
+    return (
+      <div className="field">
+        <label htmlFor={`profile-${field}`}>{label}</label>
+        <InputText
+          id={`profile-${field}`}
+          type={field === 'code' ? 'text' : 'password'}
+          inputMode={field === 'code' ? 'numeric' : undefined}
+          value={values[field]}
+          autoComplete={autoComplete}
+          invalid={!!error}
+          disabled={!profile}
+          onChange={(e) => setValue(field, e.target.value)}
+        />
+        {error && <small className="field__error">{error}</small>}
+      </div>
+    );
+  }
 
   function textField(field: 'firstName' | 'lastName' | 'email' | 'mobileNumber', type = 'text', autoComplete?: string) {
     const error = errorOf(field);
@@ -239,6 +288,20 @@ export function ProfileDialog({ visible, onHide }: { visible: boolean; onHide: (
             />
             {errorOf('dateOfBirth') && <small className="field__error">{errorOf('dateOfBirth')}</small>}
           </div>
+        </div>
+        <h3 className="form-section-title">{t('security.accountSection')}</h3>
+        <p className="muted" data-testid="profile-proof-hint">
+          {t('security.proofHint')} {needsCode && t('security.codeHint')}
+        </p>
+        <div className="form-grid">
+          {secretField('newPassword', t('security.newPassword'), 'new-password')}
+          {needsProof && secretField('currentPassword', t('security.currentPassword'), 'current-password')}
+          {needsCode && secretField('code', t('security.code'), 'one-time-code')}
+          {needsCode && (
+            <div className="field field--action">
+              <Button type="button" label={t('security.sendCode')} icon="pi pi-send" severity="secondary" outlined onClick={() => void sendCode()} data-testid="profile-send-code" />
+            </div>
+          )}
         </div>
         <h3 className="form-section-title">{t('users.form.configurationSection')}</h3>
         <ConfigurationFields

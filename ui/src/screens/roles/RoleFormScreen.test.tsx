@@ -141,6 +141,22 @@ describe('edit role', () => {
     expect(await screen.findByText('Role updated successfully')).toBeTruthy();
   });
 
+  it('sends the version it read; a save over a newer one says to reload', async () => {
+    seedSession();
+    const api = mockApi({
+      'GET /api/roles/webscreens': ok(SCREENS),
+      'GET /api/roles/9': ok({ ...ROLE, version: '2026-11-24T10:00:00Z' }),
+      'GET /api/roles/9/screens': ok([]),
+      'PUT /api/roles/9': fail(409, 'This record was changed by someone else after you loaded it.'),
+    });
+    renderAt('/dashboard/roles/edit/9');
+    await waitFor(() => expect((screen.getByLabelText(/^Role name/) as HTMLInputElement).value).toBe('Clerk'));
+    fireEvent.change(screen.getByLabelText('Description'), { target: { value: 'Other' } });
+    fireEvent.click(saveButton());
+    expect(await screen.findByText(/Someone else changed this record after you opened it/)).toBeTruthy();
+    expect(api.callsTo('PUT', '/api/roles/9')[0]?.body).toEqual({ roleName: 'Clerk', description: 'Other', version: '2026-11-24T10:00:00Z' });
+  });
+
   it('a screen change alone is saved', async () => {
     seedSession();
     const api = mockApi({

@@ -17,6 +17,7 @@ import { CheckboxList } from '../../components/CheckboxList';
 import { FormActions } from '../../components/FormActions';
 import { ScreenHeader } from '../../components/ScreenHeader';
 import { sameIds } from '../../lib/selection';
+import { isStaleEdit } from '../../lib/staleEdit';
 import {
   DESCRIPTION_MAX_LENGTH,
   emptyRoleValues,
@@ -56,6 +57,8 @@ function RoleForm({ editId }: { editId: number | null }) {
   const [loading, setLoading] = useState(mode === 'edit');
   const [busy, setBusy] = useState(false);
   const [serverErrors, setServerErrors] = useState<Partial<Record<RoleField, string>>>({});
+  /** The version of the role as read: a save sends it, so a newer save by someone else is not overwritten. */
+  const [version, setVersion] = useState<string | undefined>(undefined);
 
   const formik = useFormik<RoleFormValues>({ initialValues: emptyRoleValues(), onSubmit: () => {} });
   const { values, touched } = formik;
@@ -85,6 +88,7 @@ function RoleForm({ editId }: { editId: number | null }) {
         const [role, granted] = await Promise.all([rolesApi.get(editId), rolesApi.screens(editId)]);
         if (cancelled) return;
         formik.resetForm({ values: { roleName: role.roleName ?? '', description: role.description ?? '' } });
+        setVersion(role.version);
         setIsAdminRole(!!role.isAdmin);
         const ids = granted.map((screen) => screen.screenId);
         setSelected(ids);
@@ -168,12 +172,13 @@ function RoleForm({ editId }: { editId: number | null }) {
       const id = editId as number;
       let updated: Role;
       try {
-        updated = await rolesApi.update(id, input);
+        updated = await rolesApi.update(id, { ...input, version });
       } catch (error) {
         markField(error);
-        toast.error(t('roles.messages.updateFailed', { message: messageOf(error) }));
+        toast.error(isStaleEdit(error) ? t('security.changedByOthers') : t('roles.messages.updateFailed', { message: messageOf(error) }));
         return;
       }
+      setVersion(updated.version);
       toast.success(t('roles.messages.updated'));
       if (!(await saveScreens(id, action))) {
         formik.resetForm({ values: { roleName: updated.roleName, description: updated.description ?? '' } });

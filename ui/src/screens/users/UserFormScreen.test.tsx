@@ -323,6 +323,27 @@ describe('edit user', () => {
     expect(localStorage.getItem('defaultLang')).toBe('"sv"');
   });
 
+  it('sends the version it read; a save over a newer one says to reload; Unlock clears the sign-in lock', async () => {
+    seedSession();
+    const api = mockApi({
+      'GET /api/roles': ok(ROLES),
+      'GET /api/users/7': ok({ ...USER, version: '2026-11-24T10:00:00.123456Z' }),
+      'GET /api/users/7/roles': ok([]),
+      'PUT /api/users/7': fail(409, 'This record was changed by someone else after you loaded it.'),
+      'POST /api/users/7/unlock': ok(null),
+    });
+    renderAt('/dashboard/users/edit/7');
+    await waitFor(() => expect(input(/^Username/).value).toBe('bo'));
+    type(/^First name/, 'Bosse');
+    fireEvent.click(saveButton());
+    expect(await screen.findByText(/Someone else changed this record after you opened it/)).toBeTruthy();
+    expect(api.callsTo('PUT', '/api/users/7')[0]?.body).toMatchObject({ firstName: 'Bosse', version: '2026-11-24T10:00:00.123456Z' });
+
+    fireEvent.click(screen.getByTestId('user-unlock'));
+    expect(await screen.findByText(/Sign-in unlocked/)).toBeTruthy();
+    expect(api.callsTo('POST', '/api/users/7/unlock')).toHaveLength(1);
+  });
+
   it('reports a failed load', async () => {
     seedSession();
     mockApi({ 'GET /api/roles': ok(ROLES), 'GET /api/users/7': fail(404, 'User 7 not found.'), 'GET /api/users/7/roles': ok([]) });

@@ -28,6 +28,7 @@ import { PasswordRulesPanel } from '../../components/PasswordRulesPanel';
 import { ScreenHeader } from '../../components/ScreenHeader';
 import type { DateError } from '../../lib/dates';
 import { sameIds } from '../../lib/selection';
+import { isStaleEdit } from '../../lib/staleEdit';
 import { setTwoFactorEnabled, TWO_FACTOR_TYPES, type TwoFactorType } from './twoFactor';
 import {
   emptyUserValues,
@@ -128,6 +129,8 @@ function UserForm({ editId }: { editId: number | null }) {
   const [loading, setLoading] = useState(mode === 'edit');
   const [busy, setBusy] = useState(false);
   const [serverErrors, setServerErrors] = useState<Partial<Record<UserFormField, string>>>({});
+  /** The version of the user as read: a save sends it, so a newer save by someone else is not overwritten. */
+  const [version, setVersion] = useState<string | undefined>(undefined);
 
   const formik = useFormik<UserFormValues>({ initialValues: emptyUserValues(), onSubmit: () => {} });
   const { values, touched } = formik;
@@ -157,6 +160,7 @@ function UserForm({ editId }: { editId: number | null }) {
         const [user, userRoles] = await Promise.all([usersApi.get(editId), usersApi.roles(editId)]);
         if (cancelled) return;
         formik.resetForm({ values: valuesFromUser(user) });
+        setVersion(user.version);
         const ids = userRoles.map((role) => role.roleId);
         setSelectedRoles(ids);
         setInitialRoles(ids);
@@ -197,6 +201,10 @@ function UserForm({ editId }: { editId: number | null }) {
   function reportSaveError(error: unknown) {
     if (!(error instanceof ApiError)) {
       toast.error(t('users.messages.unexpected'));
+      return;
+    }
+    if (isStaleEdit(error)) {
+      toast.error(t('security.changedByOthers'));
       return;
     }
     const field = error.field as UserFormField | undefined;
@@ -277,11 +285,12 @@ function UserForm({ editId }: { editId: number | null }) {
       const id = editId as number;
       let updated: User;
       try {
-        updated = await usersApi.update(id, input);
+        updated = await usersApi.update(id, { ...input, version });
       } catch (error) {
         reportSaveError(error);
         return;
       }
+      setVersion(updated.version);
       toast.success(t('users.messages.updated'));
       if (isSelf(id)) await refreshSelf(updated);
       if (rolesChanged && !(await saveRoles(id))) {
@@ -300,6 +309,16 @@ function UserForm({ editId }: { editId: number | null }) {
   function onSubmit(event: FormEvent) {
     event.preventDefault();
     void save('save');
+  }
+
+  async function unlock() {
+    if (editId === null) return;
+    try {
+      await usersApi.unlock(editId);
+      toast.success(t('security.unlocked'));
+    } catch (error) {
+      toast.error(error instanceof Error ? error.message : t('users.messages.unexpected'));
+    }
   }
 
   function textField(field: 'username' | 'firstName' | 'lastName' | 'email' | 'mobileNumber', options: { required?: boolean; type?: string; autoComplete?: string } = {}) {
@@ -491,7 +510,21 @@ function UserForm({ editId }: { editId: number | null }) {
           />
         </CollapsibleSection>
 
-        <FormActions canSave={canSave} busy={busy} onCancel={() => navigate(LIST_ROUTE)} onSaveAndNew={() => void save('saveAndNew')} />
+        {mode === 'edit' && (
+          <div className="form-extra-actions">
+            <Button
+              type="button"
+              label={t('security.unlock')}
+              icon="pi pi-lock-open"
+              severity="secondary"
+              outlined
+              title={t('security.unlockHint')}
+              onClick={() => void unlock()}
+              data-testid="user-unlock"
+            />
+          </div>
+        )}
+                <FormActions canSave={canSave} busy={busy} onCancel={() => navigate(LIST_ROUTE)} onSaveAndNew={() => void save('saveAndNew')} />
       </form>
     </section>
   );

@@ -1,0 +1,101 @@
+package identity
+
+import (
+	"context"
+
+	"ledgerdesk/engine"
+)
+
+// Screens that hand out power: whoever holds them edits users (4) or roles
+// (6), so only an Administrator grants them.
+const (
+	screenUserEdit = 4
+	screenRoleEdit = 6
+)
+
+// holdsAdmin reports whether the user holds the Administrator role.
+func holdsAdmin(ctx context.Context, q querier, userID int64) (bool, error) {
+	var yes bool
+	err := q.QueryRow(ctx, `select exists (select 1 from user_role ur join role r on r.id = ur.role_id where ur.user_id = $1 and r.is_admin)`,
+		userID).Scan(&yes)
+	return yes, err
+}
+
+func adminOnly(what string) error {
+	return engine.Forbidden("Only an Administrator may %s.", what).With("auth.adminOnly")
+}
+
+// mayEditUser refuses a delegated administrator (screen 4 without the
+// Administrator role) changing an Administrator user.
+func mayEditUser(ctx context.Context, q querier, userID int64) error {
+	actor := engine.ActorFrom(ctx).UserID
+	target, err := holdsAdmin(ctx, q, userID)
+	if err != nil || !target {
+		return err
+	}
+	if self, err := holdsAdmin(ctx, q, actor); err != nil || self {
+		return err
+	}
+	return adminOnly("change an Administrator's account")
+}
+
+// mayGrantRoles checks a change of user's roles to roleIDs: nobody changes
+// their own roles, and only an Administrator changes an Administrator's
+// roles or newly gives a role that is Administrator or grants screen 4 or 6.
+func mayGrantRoles(ctx context.Context, q querier, userID int64, roleIDs []int64) error {
+	actor := engine.ActorFrom(ctx).UserID
+	if userID == actor {
+		return engine.Forbidden("You cannot change your own roles; ask another administrator.").With("auth.ownRoles")
+	}
+	if self, err := holdsAdmin(ctx, q, actor); err != nil || self {
+		return err
+	}
+	if err := mayEditUser(ctx, q, userID); err != nil {
+		return err
+	}
+	var powerful bool
+	err := q.QueryRow(ctx, `select exists (select 1 from role r where r.id = any($1)
+			and not exists (select 1 from user_role ur where ur.user_id = $2 and ur.role_id = r.id)
+			and (r.is_admin or exists (select 1 from role_screen rs where rs.role_id = r.id and rs.screen_id = any($3))))`,
+		roleIDs, userID, []int{screenUserEdit, screenRoleEdit}).Scan(&powerful)
+	if err != nil || !powerful {
+		return err
+	}
+	return adminOnly("give the Administrator role or a role granting screens 4 or 6")
+}
+
+// mayEditRole refuses a non-Administrator changing the Administrator role.
+func mayEditRole(ctx context.Context, q querier, role *Role) error {
+	if !role.IsAdmin {
+		return nil
+	}
+	if self, err := holdsAdmin(ctx, q, engine.ActorFrom(ctx).UserID); err != nil || self {
+		return err
+	}
+	return adminOnly("change the Administrator role")
+}
+
+// mayGrantScreens checks a change of role's screens to screenIDs: nobody
+// changes the screens of a role they hold, and only an Administrator newly
+// grants screen 4 or 6.
+func mayGrantScreens(ctx context.Context, q querier, roleID int64, screenIDs []int) error {
+	actor := engine.ActorFrom(ctx).UserID
+	var own, powerful bool
+	err := q.QueryRow(ctx, `select exists (select 1 from user_role where user_id = $1 and role_id = $2),
+		exists (select 1 from unnest($3::int[]) s(id) where s.id = any($4)
+			and not exists (select 1 from role_screen rs where rs.role_id = $2 and rs.screen_id = s.id))`,
+		actor, roleID, screenIDs, []int{screenUserEdit, screenRoleEdit}).Scan(&own, &powerful)
+	if err != nil {
+		return err
+	}
+	if own {
+		return engine.Forbidden("You cannot change the screens of a role you hold; ask another administrator.").With("auth.ownRoleScreens")
+	}
+	if !powerful {
+		return nil
+	}
+	if self, err := holdsAdmin(ctx, q, actor); err != nil || self {
+		return err
+	}
+	return adminOnly("grant screens 4 (user add/edit) or 6 (role add/edit)")
+}
