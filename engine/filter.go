@@ -64,7 +64,7 @@ func ParseFilterText(s string) (Where, error) {
 }
 
 func filterErr(format string, args ...any) *Error {
-	return Invalid("Filter", "Filter: "+format+". Use Field = 'value' joined by AND or OR, or send structured Filters.", args...)
+	return Invalid("Filter", "Filter: "+format+". Use Field = 'value' joined by AND or OR, or send structured Filters.", args...).With("filter.syntax", "detail", fmt.Sprintf(format, args...))
 }
 
 type token struct {
@@ -238,7 +238,7 @@ func (v *View) whereExpr(w Where) (exp.Expression, error) {
 func (v *View) condExpr(c Cond) (exp.Expression, error) {
 	col := v.column(c.Field)
 	if col == nil {
-		return nil, Invalid("Filters", "Filter field %q is not a column of %s.", c.Field, v.Name)
+		return nil, Invalid("Filters", "Filter field %q is not a column of %s.", c.Field, v.Name).With("filter.field", "field", c.Field)
 	}
 	t := Types[col.Type]
 	if c.Op == "" {
@@ -248,15 +248,15 @@ func (v *View) condExpr(c Cond) (exp.Expression, error) {
 		}
 	}
 	if !t.allows(c.Op) {
-		return nil, Invalid("Filters", "Filter on %s: operator %q is not available for %s columns (use one of %s).", c.Field, c.Op, col.Type, strings.Join(t.Ops, ", "))
+		return nil, Invalid("Filters", "Filter on %s: operator %q is not available for %s columns (use one of %s).", c.Field, c.Op, col.Type, strings.Join(t.Ops, ", ")).With("filter.operator", "field", c.Field, "op", c.Op)
 	}
 	id := goqu.I(col.Column)
 	one := func() (any, error) {
 		if c.Value == nil {
-			return nil, Invalid("Filters", "Filter on %s: %s needs a value.", c.Field, c.Op)
+			return nil, Invalid("Filters", "Filter on %s: %s needs a value.", c.Field, c.Op).With("filter.needsValue", "field", c.Field, "op", c.Op)
 		}
 		if _, isList := c.Value.([]any); isList {
-			return nil, Invalid("Filters", "Filter on %s: %s takes one value.", c.Field, c.Op)
+			return nil, Invalid("Filters", "Filter on %s: %s takes one value.", c.Field, c.Op).With("filter.oneValue", "field", c.Field, "op", c.Op)
 		}
 		return col.ParseValue(c.Value)
 	}
@@ -288,7 +288,7 @@ func (v *View) condExpr(c Cond) (exp.Expression, error) {
 	case OpBetween:
 		pair, ok := c.Value.([]any)
 		if !ok || len(pair) != 2 {
-			return nil, Invalid("Filters", "Filter on %s: between needs a value of two elements [from, to].", c.Field)
+			return nil, Invalid("Filters", "Filter on %s: between needs a value of two elements [from, to].", c.Field).With("filter.between", "field", c.Field)
 		}
 		lo, err := col.ParseValue(pair[0])
 		if err != nil {
@@ -305,7 +305,7 @@ func (v *View) condExpr(c Cond) (exp.Expression, error) {
 	case OpIn:
 		list, ok := c.Value.([]any)
 		if !ok || len(list) == 0 || len(list) > maxInValues {
-			return nil, Invalid("Filters", "Filter on %s: in needs a list of 1 to %d values.", c.Field, maxInValues)
+			return nil, Invalid("Filters", "Filter on %s: in needs a list of 1 to %d values.", c.Field, maxInValues).With("filter.in", "field", c.Field, "max", maxInValues)
 		}
 		vals := make([]any, len(list))
 		for i, x := range list {
@@ -349,7 +349,7 @@ func (v *View) condExpr(c Cond) (exp.Expression, error) {
 	case OpGte:
 		return id.Gte(val), nil
 	}
-	return nil, Invalid("Filters", "Filter on %s: unknown operator %q.", c.Field, c.Op)
+	return nil, Invalid("Filters", "Filter on %s: unknown operator %q.", c.Field, c.Op).With("filter.operator", "field", c.Field, "op", c.Op)
 }
 
 func isDateOnly(v any) bool {

@@ -90,10 +90,10 @@ func (e *Engine) Screens(ctx context.Context) []*Screen {
 func (e *Engine) ScreenByRoute(ctx context.Context, route string) (*Screen, error) {
 	sc := e.Metadata().Screens[route]
 	if sc == nil {
-		return nil, NotFound("No screen %q is described in the metadata.", route)
+		return nil, NotFound("No screen %q is described in the metadata.", route).With("screen.unknown", "route", route)
 	}
 	if !ActorFrom(ctx).Can(sc.Screen) {
-		return nil, Forbidden("You do not have permission for this screen.")
+		return nil, Forbidden("You do not have permission for this screen.").With("screen.forbidden")
 	}
 	return sc, nil
 }

@@ -55,16 +55,16 @@ func (h *importHandlers) get(c fiber.Ctx) error {
 func (h *importHandlers) submit(c fiber.Ctx) error {
 	fh, err := c.FormFile("file")
 	if err != nil {
-		return engine.Invalid("file", "Send the file as multipart/form-data in the field \"file\", with the field \"kind\".")
+		return engine.Invalid("file", "Send the file as multipart/form-data in the field \"file\", with the field \"kind\".").With("import.multipart")
 	}
 	f, err := fh.Open()
 	if err != nil {
-		return engine.Invalid("file", "The uploaded file could not be read.")
+		return engine.Invalid("file", "The uploaded file could not be read.").With("import.unreadable")
 	}
 	defer f.Close()
 	content, err := io.ReadAll(f)
 	if err != nil {
-		return engine.Invalid("file", "The uploaded file could not be read.")
+		return engine.Invalid("file", "The uploaded file could not be read.").With("import.unreadable")
 	}
 	res, err := h.imports.Submit(c.Context(), imports.Upload{
 		Kind:     imports.Kind(c.FormValue("kind")),

@@ -105,11 +105,11 @@ func TestAPI(t *testing.T) {
 		code               string // the message code the UI translates
 	}{
 		{"health", "GET", "/api/health", nil, 200, true, "", "", ""},
-		{"unknown endpoint needs a session first", "GET", "/api/no-such-thing", nil, 401, false, "Sign in", "", "error.unauthorized"},
+		{"unknown endpoint needs a session first", "GET", "/api/no-such-thing", nil, 401, false, "Sign in", "", "auth.signIn"},
 		{"unknown deep endpoint", "GET", "/api/a/b/c/d", nil, 404, false, "no such API endpoint: GET /api/a/b/c/d", "", "error.not_found"},
 		{"typed invalid names the field", "GET", "/api/test/invalid", nil, 400, false, "at most 3 characters", "CountryCode", "error.invalid"},
 		{"typed conflict carries its message code", "GET", "/api/test/conflict", nil, 409, false, "changed by someone else", "", "grid.stale"},
-		{"unique violation becomes 409", "GET", "/api/test/unique", nil, 409, false, "already exists", "country_code_key", "error.conflict"},
+		{"unique violation becomes 409", "GET", "/api/test/unique", nil, 409, false, "already exists", "country_code_key", "db.duplicate"},
 		{"unexpected error is a generic 500", "GET", "/api/test/boom", nil, 500, false, "internal error", "", "error.internal"},
 		{"panic is recovered as 500", "GET", "/api/test/panic", nil, 500, false, "internal error", "", "error.internal"},
 		{"body within limit", "POST", "/api/test/echo", strings.NewReader(`{"a":1}`), 200, true, "", "", ""},

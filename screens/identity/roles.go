@@ -141,14 +141,14 @@ func (s *Service) DeleteRole(ctx context.Context, id int64) error {
 			return err
 		}
 		if before.IsAdmin {
-			return engine.Conflict("The Administrator role cannot be deleted.")
+			return engine.Conflict("The Administrator role cannot be deleted.").With("roles.adminDelete")
 		}
 		var holders int
 		if err := tx.QueryRow(ctx, `select count(*) from user_role where role_id = $1`, id).Scan(&holders); err != nil {
 			return err
 		}
 		if holders > 0 {
-			return engine.Conflict("The role is assigned to %d user(s); remove it from them first.", holders)
+			return engine.Conflict("The role is assigned to %d user(s); remove it from them first.", holders).With("roles.inUse", "count", holders)
 		}
 		screens, err := roleScreenIDs(ctx, tx, id)
 		if err != nil {

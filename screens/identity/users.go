@@ -115,15 +115,15 @@ func (in *UserInput) clean(creating bool, today time.Time) (*time.Time, error) {
 		if in.Password == "" {
 			return nil, engine.Invalid("password", "Password is required.")
 		}
-		if msg := ValidatePassword(in.Password); msg != "" {
-			return nil, engine.Invalid("password", "Password %s.", msg)
+		if e := PasswordError("password", "Password", in.Password); e != nil {
+			return nil, e
 		}
 	} else if in.ChangePassword {
 		if in.NewPassword == "" {
 			return nil, engine.Invalid("newPassword", "New password is required.")
 		}
-		if msg := ValidatePassword(in.NewPassword); msg != "" {
-			return nil, engine.Invalid("newPassword", "New password %s.", msg)
+		if e := PasswordError("newPassword", "New password", in.NewPassword); e != nil {
+			return nil, e
 		}
 	}
 	if in.TwoFactorType < 0 || in.TwoFactorType > 2 {

@@ -191,13 +191,15 @@ func TestParseDebitCredit(t *testing.T) {
 func TestMoneyAmounts(t *testing.T) {
 	for in, want := range map[string]string{"12.34": "12.34", "12.3400": "12.34", "-0.10": "-0.10", "7": "7", "5.000": "5.00",
 		"999999999999999999.99": "999999999999999999.99"} {
-		if got, msg := money(in); got != want || msg != "" {
+		if got, _, msg := money(in); got != want || msg != "" {
 			t.Errorf("money(%q) = %q %q, want %q", in, got, msg, want)
 		}
 	}
 	for _, in := range []string{"12.345", "0.001", "-1.005", "1234567890123456789"} {
-		if _, msg := money(in); msg == "" {
+		if _, code, msg := money(in); msg == "" {
 			t.Errorf("money(%q) accepted", in)
+		} else if code == "" {
+			t.Errorf("money(%q) refused without a message code", in)
 		}
 	}
 	d := defaultDescriptor(t, Transaction, FormatCSV)

@@ -15,7 +15,7 @@ import { Paginator, type PaginatorPageChangeEvent } from 'primereact/paginator';
 import { OverlayPanel } from 'primereact/overlaypanel';
 import { ConfirmDialog } from 'primereact/confirmdialog';
 import { ProgressBar } from 'primereact/progressbar';
-import { ApiError, GENERIC_ERROR } from '../api/client';
+import { ApiError, GENERIC_ERROR, storedMessage } from '../api/client';
 import { useCurrentUser } from '../auth/useSession';
 import { useToast } from '../shell/toast';
 import { downloadExport, engineApi } from './api';
@@ -219,7 +219,8 @@ function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, a
               return <span className={`grid-badge grid-badge--${badge.severity}`}>{t(badge.label, { defaultValue: badge.label })}</span>;
             }
           }
-          const text = formatValue(value, meta, ctx);
+          // A stored server text with its code beside it (<Field>Code, <Field>Params) reads in the reader's language.
+          const text = storedMessage(row[`${meta.field}Code`], row[`${meta.field}Params`], formatValue(value, meta, ctx));
           return <span title={text.length > 18 ? text : undefined}>{text}</span>;
         },
         renderEditCell: meta.editable
