@@ -156,6 +156,11 @@ func TestAPI(t *testing.T) {
 	if strings.Contains(logs.String(), strings.Repeat("x", 100)) {
 		t.Error("a request body reached the log")
 	}
+	// A failed request is one line with its cause, not an access line and an
+	// error line (a panic adds its stack trace, once).
+	if n := strings.Count(logs.String(), "path=/api/test/boom "); n != 1 {
+		t.Errorf("a failed request is logged %d times, want once:\n%s", n, logs.String())
+	}
 }
 
 func TestHealthReportsSchema(t *testing.T) {
