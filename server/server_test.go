@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/screens/identity"
 	"ledgerdesk/internal/pgtest"
 	"ledgerdesk/migrations"
 )
@@ -202,6 +203,7 @@ func TestAppConfig(t *testing.T) {
 		DateFormats     []string
 		PageSizes       []int
 		DefaultPageSize int
+		PasswordRules   passwordRules
 	}
 	if err := json.Unmarshal(a.body, &cfg); err != nil {
 		t.Fatal(err)
@@ -211,7 +213,8 @@ func TestAppConfig(t *testing.T) {
 		codes = append(codes, l.Code)
 	}
 	if cfg.APIBase != "/api" || cfg.DefaultLanguage != "en" || strings.Join(codes, ",") != "en,sv,es,pt" ||
-		len(cfg.DateFormats) != 6 || cfg.DefaultPageSize != 100 || len(cfg.PageSizes) != 4 {
+		len(cfg.DateFormats) != 6 || cfg.DefaultPageSize != 100 || len(cfg.PageSizes) != 4 ||
+		cfg.PasswordRules != (passwordRules{8, 20, identity.PasswordSpecials}) {
 		t.Errorf("app config %+v", cfg)
 	}
 }
