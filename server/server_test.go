@@ -18,9 +18,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"ledgerdesk/engine"
-	"ledgerdesk/screens/identity"
 	"ledgerdesk/internal/pgtest"
 	"ledgerdesk/migrations"
+	"ledgerdesk/screens/identity"
 )
 
 var testUI = fstest.MapFS{
