@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -251,6 +252,9 @@ func (v *View) condExpr(c Cond) (exp.Expression, error) {
 		return nil, Invalid("Filters", "Filter on %s: operator %q is not available for %s columns (use one of %s).", c.Field, c.Op, col.Type, strings.Join(t.Ops, ", ")).With("filter.operator", "field", c.Field, "op", c.Op)
 	}
 	id := goqu.I(col.Column)
+	if col.Status != nil && col.Type == "text" && slices.Contains(labelOps, c.Op) {
+		return statusCond(col, c)
+	}
 	one := func() (any, error) {
 		if c.Value == nil {
 			return nil, Invalid("Filters", "Filter on %s: %s needs a value.", c.Field, c.Op).With("filter.needsValue", "field", c.Field, "op", c.Op)
@@ -335,6 +339,14 @@ func (v *View) condExpr(c Cond) (exp.Expression, error) {
 			return id.Gte(next), nil
 		}
 	}
+	if col.Type == "text" { // text equals ignores case: "gbp" finds GBP
+		switch c.Op {
+		case OpEquals:
+			return goqu.L("lower(?) = lower(?)", id, val), nil
+		case OpNotEquals:
+			return goqu.L("lower(?) IS DISTINCT FROM lower(?)", id, val), nil
+		}
+	}
 	switch c.Op {
 	case OpEquals:
 		return id.Eq(val), nil
@@ -350,6 +362,60 @@ func (v *View) condExpr(c Cond) (exp.Expression, error) {
 		return id.Gte(val), nil
 	}
 	return nil, Invalid("Filters", "Filter on %s: unknown operator %q.", c.Field, c.Op).With("filter.operator", "field", c.Field, "op", c.Op)
+}
+
+// labelOps are the text operators a status column applies to its labels.
+var labelOps = []string{OpContains, OpStartsWith, OpEndsWith, OpEquals, OpNotEquals}
+
+// statusCond filters a status column on what the grid shows, its badge
+// labels, not on the stored values (an extraction log shows ERROR for any
+// value but Success, so "ERROR" must find the rows stored as Failed). The
+// label test ignores case; the stored values whose badge passes are kept,
+// and when the otherwise badge passes, every value not listed too.
+func statusCond(col *Column, c Cond) (exp.Expression, error) {
+	want, ok := c.Value.(string)
+	if !ok || want == "" {
+		return nil, Invalid("Filters", "Filter on %s: %s needs a value.", c.Field, c.Op).With("filter.needsValue", "field", c.Field, "op", c.Op)
+	}
+	want = strings.ToLower(strings.TrimSpace(want))
+	passes := func(label string) bool {
+		label = strings.ToLower(label)
+		switch c.Op {
+		case OpContains:
+			return strings.Contains(label, want)
+		case OpStartsWith:
+			return strings.HasPrefix(label, want)
+		case OpEndsWith:
+			return strings.HasSuffix(label, want)
+		case OpNotEquals:
+			return label != want
+		}
+		return label == want
+	}
+	id := goqu.I(col.Column)
+	var listed, kept []any
+	for _, value := range sortedKeys(col.Status.Values) {
+		listed = append(listed, value)
+		if passes(col.Status.Values[value].Label) {
+			kept = append(kept, value)
+		}
+	}
+	var or []exp.Expression
+	if len(kept) > 0 {
+		or = append(or, id.In(kept...))
+	}
+	if col.Status.Otherwise != nil && passes(col.Status.Otherwise.Label) {
+		or = append(or, id.IsNull())
+		if len(listed) > 0 {
+			or = append(or, id.NotIn(listed...))
+		} else {
+			or = append(or, id.IsNotNull())
+		}
+	}
+	if len(or) == 0 {
+		return goqu.L("false"), nil
+	}
+	return goqu.Or(or...), nil
 }
 
 func isDateOnly(v any) bool {

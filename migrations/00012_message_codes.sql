@@ -33,7 +33,12 @@ create view vw_ticket_extraction_log as
         description_code, description_params::text as description_params, error_code, error_params::text as error_params
     from extraction_log where module = 'Ticket';
 
+-- Text equals ignores case in grid filters (lower(x) = lower(value)); the
+-- bank-final grid filters on currency over millions of rows, newest first.
+create index bank_booking_currency_lower_idx on bank_booking (lower(currency), created_on desc, id desc);
+
 -- +goose Down
+drop index bank_booking_currency_lower_idx;
 drop view vw_ticket_extraction_log;
 drop view vw_transaction_extraction_log;
 drop view vw_settlement_extraction_log;
