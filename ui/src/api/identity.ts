@@ -1,5 +1,5 @@
 /** Calls of user, role and profile administration (spec 01 §7; the server's shapes). */
-import { api } from './client';
+import { api, apiRequest } from './client';
 
 export interface User {
   id: number;
@@ -118,4 +118,9 @@ export function resetWebScreenCache(): void {
 export const profileApi = {
   get: () => api.get<Profile>('profile'),
   update: (input: ProfileInput) => api.put<Profile>('profile', input),
+  /** Saves the language alone: the profile as stored with only the language changed. */
+  setLanguage: async (languageCode: string): Promise<Profile> => {
+    const { id: _id, username: _username, ...stored } = await api.getQuiet<Profile>('profile');
+    return apiRequest<Profile>('PUT', 'profile', { ...stored, languageCode }, { quiet: true });
+  },
 };
