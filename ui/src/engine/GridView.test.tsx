@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router-dom';
 import { ToastProvider } from '../shell/toast';
@@ -130,7 +130,25 @@ describe('GridView', () => {
     });
     renderGrid();
     expect(await screen.findByText('No records found')).toBeTruthy();
-    expect(screen.getByTestId('grid-total').textContent).toBe('0 rows');
+    await waitFor(() => expect(screen.getByTestId('grid-total').textContent).toBe('0 rows'));
+  });
+
+  it('says it is loading, not "0 rows", before the first page arrives', async () => {
+    let answer: (r: Response) => void = () => undefined;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) =>
+        url.includes('/meta/views/')
+          ? new Response(JSON.stringify({ succeeded: true, data: countryView }))
+          : new Promise<Response>((resolve) => {
+              answer = resolve;
+            }),
+      ),
+    );
+    renderGrid();
+    await waitFor(() => expect(screen.getByTestId('grid-total').textContent).toBe('Loading…'));
+    answer(new Response(JSON.stringify({ succeeded: true, data: { dataList: countryRows(2), totalCount: 2, totalCapped: false } })));
+    await waitFor(() => expect(screen.getByTestId('grid-total').textContent).toBe('2 rows'));
   });
 
   it('shows "10,000+ rows" when the server stopped counting', async () => {

@@ -372,7 +372,8 @@ function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, a
         </div>
         <div className="grid-toolbar__end">
           <span className="grid-total" data-testid="grid-total" aria-live="polite">
-            {totalText}
+            {/* Nothing counted yet is not "0 rows". */}
+            {grid.loading && grid.rows.length === 0 ? t('grid.loading') : totalText}
           </span>
           {fixed.length > 0 && (
             <Button
