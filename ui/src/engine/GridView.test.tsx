@@ -61,6 +61,19 @@ describe('GridView', () => {
     }
   });
 
+  it('goes back to the default sort on Refresh', async () => {
+    const api = mockApi({ 'GET /api/meta/views/VW_TblMasterCountry': ok(countryView), 'POST /api/grid': pageReply });
+    renderGrid();
+    await screen.findByText('Country 0');
+    fireEvent.click(screen.getByTestId('header-CountryCode').closest('[role="columnheader"]')!);
+    await waitFor(() => expect((api.callsTo('POST', '/api/grid').at(-1)!.body as GridRequest).SortField).toBe('CountryCode'));
+    const before = api.callsTo('POST', '/api/grid').length;
+    fireEvent.click(screen.getByTestId('grid-refresh'));
+    await waitFor(() => expect(api.callsTo('POST', '/api/grid').length).toBe(before + 1));
+    const body = api.callsTo('POST', '/api/grid').at(-1)!.body as GridRequest;
+    expect([body.SortField, body.SortOrder]).toEqual(['CountryName', 'asc']);
+  });
+
   it('pages by row offset and filters from the first page after a pause', async () => {
     const api = mockApi({ 'GET /api/meta/views/VW_TblMasterCountry': ok(countryView), 'POST /api/grid': pageReply });
     renderGrid();
