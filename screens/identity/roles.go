@@ -82,7 +82,7 @@ func getRole(ctx context.Context, q querier, id int64, lock bool) (*Role, error)
 	var r Role
 	err := q.QueryRow(ctx, query, id).Scan(&r.ID, &r.RoleName, &r.Description, &r.IsAdmin, &r.CreatedOn, &r.CreatedBy)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, engine.NotFound("Role %d not found.", id)
+		return nil, engine.NotFound("Role %d not found.", id).With("roles.notFound", "id", id)
 	}
 	return &r, err
 }
@@ -198,7 +198,7 @@ func (s *Service) SetRoleScreens(ctx context.Context, id int64, screenIDs []int)
 			return err
 		}
 		if r.IsAdmin {
-			return engine.Invalid("screenIds", "The Administrator role always grants every screen.")
+			return engine.Invalid("screenIds", "The Administrator role always grants every screen.").With("roles.adminScreens")
 		}
 		before, err := replaceLinks(ctx, tx, roleScreens, id, screenIDs)
 		if err != nil {

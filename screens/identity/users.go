@@ -92,7 +92,7 @@ func (s *Service) getUser(ctx context.Context, q querier, id int64, lock bool) (
 	}
 	u, err := scanUser(q.QueryRow(ctx, query, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, engine.NotFound("User %d not found.", id)
+		return nil, engine.NotFound("User %d not found.", id).With("users.notFound", "id", id)
 	}
 	return u, err
 }
@@ -294,7 +294,7 @@ func (s *Service) keepAnAdmin(ctx context.Context, tx pgx.Tx) error {
 		return err
 	}
 	if admins == 0 {
-		return engine.Conflict("At least one active user must keep the Administrator role.")
+		return engine.Conflict("At least one active user must keep the Administrator role.").With("users.lastAdmin")
 	}
 	return nil
 }
