@@ -278,6 +278,11 @@ async function main() {
       await byTestId(page, 'sidebar-menu').locator('a', { hasText: en.menu.extractionLogs }).waitFor();
       const labels = (await byTestId(page, 'sidebar-menu').locator('a, button').allTextContents()).map((s) => s.trim());
       assert(JSON.stringify(labels) === JSON.stringify([en.menu.extractionLogs, en.menu.settings]), `menu ${labels}`);
+      await byTestId(page, 'user-avatar').click();
+      await byTestId(page, 'user-menu-signout').waitFor();
+      assert((await byTestId(page, 'user-menu-users').count()) === 0, 'the avatar menu offers Users');
+      await page.keyboard.press('Escape');
+      await byTestId(page, 'user-menu-signout').waitFor({ state: 'hidden' });
       await page.goto(`${BASE_URL}/#/dashboard/home`);
       await byTestId(page, 'access-denied').waitFor();
       await byTestId(page, 'go-back').click();
