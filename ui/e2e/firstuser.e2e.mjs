@@ -281,7 +281,7 @@ async function main() {
       await byTestId(page, 'user-avatar').click();
       await byTestId(page, 'user-menu-signout').waitFor();
       assert((await byTestId(page, 'user-menu-users').count()) === 0, 'the avatar menu offers Users');
-      await page.keyboard.press('Escape');
+      await byTestId(page, 'user-avatar').click();
       await byTestId(page, 'user-menu-signout').waitFor({ state: 'hidden' });
       await page.goto(`${BASE_URL}/#/dashboard/home`);
       await byTestId(page, 'access-denied').waitFor();
