@@ -365,45 +365,66 @@ func (p *parser) finish(line int, values []any, bad bool, cols []int) error {
 	return nil
 }
 
+// problem is what is wrong with one value: the English message and its
+// message code with parameters (RowError.Code, .Params).
+type problem struct {
+	Msg    string
+	Code   string
+	Params map[string]any
+}
+
+func valueProblem(code string, params map[string]any, format string, args ...any) *problem {
+	return &problem{Msg: fmt.Sprintf(format, args...), Code: code, Params: params}
+}
+
+// rowProblem records p as a row error of field at line and col.
+func (p *parser) rowProblem(line, col int, field string, pr *problem) {
+	p.codedRowError(line, col, field, pr.Code, pr.Params, "%s", pr.Msg)
+}
+
 // convert turns one source value into the typed value of field i, per the
-// descriptor's formats. An empty value is nil. The second result is an error
-// message for the user, empty when the value is good.
-func (c *compiled) convert(i int, s string) (any, string) {
+// descriptor's formats. An empty value is nil. The second result says what
+// is wrong for the user, nil when the value is good.
+func (c *compiled) convert(i int, s string) (any, *problem) {
 	if c.trim {
 		s = trimSpace(s)
 	}
 	if s == "" {
-		return nil, ""
+		return nil, nil
 	}
 	f := c.fields[i]
+	params := map[string]any{"field": f.Name, "value": quote(s)}
 	switch f.Type {
 	case TypeText:
 		if len(s) > maxTextBytes {
-			return nil, fmt.Sprintf("%s is longer than %d characters", f.Name, maxTextBytes)
+			params["max"] = maxTextBytes
+			return nil, valueProblem("import.row.tooLong", params, "%s is longer than %d characters", f.Name, maxTextBytes)
 		}
-		return s, ""
+		return s, nil
 	case TypeDate:
 		if t, ok := c.date.parse(s); ok {
-			return t, ""
+			return t, nil
 		}
-		return nil, fmt.Sprintf("%s: %s is not a date in the format %s", f.Name, quote(s), c.date.src)
+		params["format"] = c.date.src
+		return nil, valueProblem("import.row.date", params, "%s: %s is not a date in the format %s", f.Name, quote(s), c.date.src)
 	case TypeDecimal:
 		if v, ok := parseDecimal(s, c.dec, c.th); ok {
-			return v, ""
+			return v, nil
 		}
-		return nil, fmt.Sprintf("%s: %s is not an amount with decimal separator %q%s", f.Name, quote(s), c.dec, thousandsNote(c.th))
+		params["separator"] = string(c.dec)
+		return nil, valueProblem("import.row.amount", params, "%s: %s is not an amount with decimal separator %q%s", f.Name, quote(s), c.dec, thousandsNote(c.th))
 	case TypeCurrency:
 		if v, ok := checkCurrency(s); ok {
-			return v, ""
+			return v, nil
 		}
-		return nil, fmt.Sprintf("%s: %s is not a three-letter currency code", f.Name, quote(s))
+		return nil, valueProblem("import.row.currency", params, "%s: %s is not a three-letter currency code", f.Name, quote(s))
 	case TypeTicket:
 		if v, ok := checkTicket(s); ok {
-			return v, ""
+			return v, nil
 		}
-		return nil, fmt.Sprintf("%s: %s is not a ticket number of exactly 13 digits", f.Name, quote(s))
+		return nil, valueProblem("import.row.ticket", params, "%s: %s is not a ticket number of exactly 13 digits", f.Name, quote(s))
 	}
-	return s, ""
+	return s, nil
 }
 
 // Amounts are stored as numeric(20, 2): to the cent, 18 digits before the point.
