@@ -144,6 +144,25 @@ async function main() {
       await shot(page, 'firstuser-extraction-log-sv');
     });
 
+    await check('a date filter is the app date picker in the user format', async () => {
+      await openScreen(page, 'extraction-logs', 'VW_BankFileExtractionLog');
+      await byTestId(page, 'filter-CreatedOn').click();
+      const input = page.locator('#filter-value-CreatedOn');
+      await input.waitFor();
+      assert((await input.getAttribute('type')) !== 'date', 'the filter is the browser date input');
+      const pattern = await input.getAttribute('placeholder');
+      const now = new Date();
+      const pad = (n) => String(n).padStart(2, '0');
+      const iso = `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+      const typed = pattern.replace('YYYY', String(now.getFullYear())).replace('MM', pad(now.getMonth() + 1)).replace('DD', pad(now.getDate()));
+      await input.fill(typed);
+      const body = await afterGrid(page, () => input.press('Tab'), (b) => b.includes(iso));
+      assert(JSON.stringify(body.Filters).includes(iso), `filters ${JSON.stringify(body.Filters)}`);
+      await page.keyboard.press('Escape');
+      await page.mouse.click(5, 790);
+      await page.waitForFunction(() => !/^0 /.test(document.querySelector('[data-testid="grid-total"]')?.textContent ?? '0 '));
+    });
+
     await check('text equals ignores case: "gbp" finds the GBP bookings', async () => {
       await chooseLanguage(page, 'en');
       await openScreen(page, 'csvprocessed', 'VW_BankFinal');
