@@ -2,7 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -71,6 +74,13 @@ func TestMetadataKeysAreTranslated(t *testing.T) {
 			}
 		}
 	}
+	missingIn(t, keys, "")
+}
+
+// missingIn fails t for every key (under prefix) that one of the four
+// language files lacks or leaves empty; keys maps a key to where it is used.
+func missingIn(t *testing.T, keys map[string]string, prefix string) {
+	t.Helper()
 	for _, lang := range []string{"en", "sv", "es", "pt"} {
 		b, err := os.ReadFile("ui/src/i18n/" + lang + ".json")
 		if err != nil {
@@ -82,13 +92,13 @@ func TestMetadataKeysAreTranslated(t *testing.T) {
 		}
 		var missing []string
 		for key, where := range keys {
-			if s, ok := lookup(tree, key).(string); !ok || strings.TrimSpace(s) == "" {
+			if s, ok := lookup(tree, prefix+key).(string); !ok || strings.TrimSpace(s) == "" {
 				missing = append(missing, key+" ("+where+")")
 			}
 		}
 		sort.Strings(missing)
 		if len(missing) > 0 {
-			t.Errorf("%s.json lacks %d keys:\n  %s", lang, len(missing), strings.Join(missing, "\n  "))
+			t.Errorf("%s.json lacks %d keys under %q:\n  %s", lang, len(missing), prefix, strings.Join(missing, "\n  "))
 		}
 	}
 }
@@ -103,4 +113,56 @@ func lookup(tree map[string]any, key string) any {
 		cur = m[part]
 	}
 	return cur
+}
+
+// Every message code the server sends or stores (engine.Error.With, Key:,
+// the extraction-log and row-error codes) and every error kind's fallback
+// code (error.<kind>) has its text in all four language files under
+// serverMessages, so the UI can show it in the reader's language.
+func TestServerMessageCodesAreTranslated(t *testing.T) {
+	patterns := []*regexp.Regexp{
+		regexp.MustCompile(`\.\s*With\(\s*"([a-zA-Z]+\.[A-Za-z.]+)"`),
+		regexp.MustCompile(`\bKey:\s*"([a-zA-Z]+\.[A-Za-z.]+)"`),
+		regexp.MustCompile(`"((?:log|import\.row)\.[A-Za-z.]+)"`),
+		regexp.MustCompile(`(?m), "(password\.[a-z]+)"$`), // passwordProblem's codes
+	}
+	codes := map[string]string{} // code -> file using it
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (path == "ui" || strings.HasPrefix(d.Name(), ".")) && path != "." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		var code strings.Builder // the source without its comment lines
+		for _, line := range strings.Split(string(b), "\n") {
+			if !strings.HasPrefix(strings.TrimSpace(line), "//") {
+				code.WriteString(line + "\n")
+			}
+		}
+		for _, re := range patterns {
+			for _, m := range re.FindAllStringSubmatch(code.String(), -1) {
+				codes[m[1]] = path
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []engine.Code{engine.CodeInvalid, engine.CodeUnauthorized, engine.CodeForbidden, engine.CodeNotFound,
+		engine.CodeConflict, engine.CodeTooLarge, engine.CodeRateLimited, engine.CodeUnavailable, engine.CodeInternal} {
+		codes["error."+string(kind)] = "server/errors.go"
+	}
+	if len(codes) < 50 {
+		t.Fatalf("found only %d message codes; is the pattern still right?", len(codes))
+	}
+	missingIn(t, codes, "serverMessages.")
 }

@@ -24,22 +24,22 @@ func (e *Engine) FormByResource(ctx context.Context, resource string) (*Form, er
 	for _, f := range e.Metadata().Forms {
 		if strings.EqualFold(f.Resource, resource) {
 			if !ActorFrom(ctx).Can(f.Screen) {
-				return nil, Forbidden("You do not have permission for %s.", f.Resource)
+				return nil, Forbidden("You do not have permission for %s.", f.Resource).With("form.forbidden")
 			}
 			return f, nil
 		}
 	}
-	return nil, NotFound("No such resource: %s.", resource)
+	return nil, NotFound("No such resource: %s.", resource).With("form.unknown", "name", resource)
 }
 
 // FormByName returns a form by its file name, if the caller may use it.
 func (e *Engine) FormByName(ctx context.Context, name string) (*Form, error) {
 	f := e.Metadata().Forms[name]
 	if f == nil {
-		return nil, NotFound("No such form: %s.", name)
+		return nil, NotFound("No such form: %s.", name).With("form.unknown", "name", name)
 	}
 	if !ActorFrom(ctx).Can(f.Screen) {
-		return nil, Forbidden("You do not have permission for %s.", f.Name)
+		return nil, Forbidden("You do not have permission for %s.", f.Name).With("form.forbidden")
 	}
 	return f, nil
 }
@@ -147,7 +147,7 @@ func (e *Engine) List(ctx context.Context, f *Form) ([]map[string]any, error) {
 func (f *Form) ParseID(raw string) (int64, error) {
 	id, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil || id <= 0 {
-		return 0, Invalid(f.Key.Field, "%s must be a positive whole number, got %q.", f.Key.Field, raw)
+		return 0, Invalid(f.Key.Field, "%s must be a positive whole number, got %q.", f.Key.Field, raw).With("form.badId", "field", f.Key.Field)
 	}
 	return id, nil
 }
@@ -174,7 +174,7 @@ func (e *Engine) get(ctx context.Context, q querier, f *Form, id int64, lock boo
 		return nil, err
 	}
 	if len(list) == 0 {
-		return nil, NotFound("%s %d not found.", f.Resource, id)
+		return nil, NotFound("%s %d not found.", f.Resource, id).With("form.notFound", "id", id)
 	}
 	return list[0], nil
 }
@@ -216,7 +216,7 @@ func (f *Form) Validate(body map[string]any, creating bool) (goqu.Record, error)
 		}
 		if empty {
 			if ff.Required {
-				return nil, Invalid(ff.Field, "%s is required.", ff.Field)
+				return nil, Invalid(ff.Field, "%s is required.", ff.Field).With("field.required", "field", ff.Field)
 			}
 			rec[ff.Column] = nil
 			continue
@@ -246,10 +246,10 @@ func (ff *FormField) checkRange(raw any) error {
 		return nil // the type check has already spoken
 	}
 	if ff.Min != nil && n.Cmp(new(big.Rat).SetFloat64(*ff.Min)) < 0 {
-		return Invalid(ff.Field, "%s must be at least %v.", ff.Field, *ff.Min)
+		return Invalid(ff.Field, "%s must be at least %v.", ff.Field, *ff.Min).With("field.min", "field", ff.Field, "min", *ff.Min)
 	}
 	if ff.Max != nil && n.Cmp(new(big.Rat).SetFloat64(*ff.Max)) > 0 {
-		return Invalid(ff.Field, "%s must be at most %v.", ff.Field, *ff.Max)
+		return Invalid(ff.Field, "%s must be at most %v.", ff.Field, *ff.Max).With("field.max", "field", ff.Field, "max", *ff.Max)
 	}
 	return nil
 }
@@ -344,7 +344,8 @@ func (e *Engine) Delete(ctx context.Context, f *Form, id int64) error {
 		return Audit(ctx, tx, AuditEntry{Action: "record.delete", Entity: f.Resource, EntityID: fmt.Sprint(id), Before: before})
 	})
 	if ErrorCode(err) == CodeConflict {
-		return &Error{Code: CodeConflict, Message: fmt.Sprintf("This %s is still used by other records and cannot be deleted.", f.Resource), Err: err}
+		return &Error{Code: CodeConflict, Message: fmt.Sprintf("This %s is still used by other records and cannot be deleted.", f.Resource), Err: err,
+			Key: "form.inUse"}
 	}
 	return TranslatePG(err)
 }
@@ -358,7 +359,7 @@ func (e *Engine) LookupList(ctx context.Context, f *Form, name string) ([]map[st
 		}
 	}
 	if l == nil {
-		return nil, NotFound("No such list: %s/%s.", f.Resource, name)
+		return nil, NotFound("No such list: %s/%s.", f.Resource, name).With("form.unknown", "name", name)
 	}
 	ds := dialect.From(goqu.I(l.Source)).Prepared(true)
 	if l.Distinct {
@@ -394,7 +395,7 @@ func duplicateRecord(err error) error {
 	err = TranslatePG(err)
 	var e *Error
 	if errors.As(err, &e) && e.Code == CodeConflict && strings.Contains(e.Message, "already exists") {
-		return &Error{Code: CodeConflict, Message: "A record with the same values already exists.", Err: err}
+		return &Error{Code: CodeConflict, Message: "A record with the same values already exists.", Err: err, Key: "db.duplicate"}
 	}
 	return err
 }

@@ -29,20 +29,20 @@ func (e *Engine) editView(ctx context.Context, r RowEdit) (*View, error) {
 	md := e.Metadata()
 	if r.ViewName == "" {
 		if r.TableName == "" {
-			return nil, Invalid("ViewName", "ViewName (or TableName with KeyColumnName) is required.")
+			return nil, Invalid("ViewName", "ViewName (or TableName with KeyColumnName) is required.").With("edit.viewRequired")
 		}
 		for _, name := range sortedKeys(md.Views) {
 			v := md.Views[name]
 			if v.EditName != "" && strings.EqualFold(v.EditName, r.TableName) {
 				if r.KeyColumnName != "" && !strings.EqualFold(r.KeyColumnName, v.Key) {
-					return nil, Invalid("KeyColumnName", "KeyColumnName %q is not the key of %s (%s).", r.KeyColumnName, r.TableName, v.Key)
+					return nil, Invalid("KeyColumnName", "KeyColumnName %q is not the key of %s (%s).", r.KeyColumnName, r.TableName, v.Key).With("edit.keyColumn", "keyColumn", r.KeyColumnName)
 				}
 				r.ViewName = name
 				break
 			}
 		}
 		if r.ViewName == "" {
-			return nil, Invalid("TableName", "Unknown TableName %q.", r.TableName)
+			return nil, Invalid("TableName", "Unknown TableName %q.", r.TableName).With("edit.unknownTable", "table", r.TableName)
 		}
 	}
 	v, err := e.View(ctx, r.ViewName)
@@ -50,7 +50,7 @@ func (e *Engine) editView(ctx context.Context, r RowEdit) (*View, error) {
 		return nil, err
 	}
 	if v.Table == "" {
-		return nil, Invalid("ViewName", "%s is read-only.", v.Name)
+		return nil, Invalid("ViewName", "%s is read-only.", v.Name).With("edit.readOnly", "view", v.Name)
 	}
 	return v, nil
 }
@@ -63,11 +63,11 @@ func (e *Engine) UpdateRow(ctx context.Context, r RowEdit) (map[string]any, erro
 		return nil, err
 	}
 	if len(r.Values) == 0 {
-		return nil, Invalid("Values", "Values is empty: nothing to save.")
+		return nil, Invalid("Values", "Values is empty: nothing to save.").With("edit.empty")
 	}
 	key := v.column(v.Key)
 	if r.Key == nil {
-		return nil, Invalid("Key", "Key is required.")
+		return nil, Invalid("Key", "Key is required.").With("edit.keyRequired")
 	}
 	keyVal, err := key.ParseValue(r.Key)
 	if err != nil {
@@ -78,7 +78,7 @@ func (e *Engine) UpdateRow(ctx context.Context, r RowEdit) (map[string]any, erro
 	for field, raw := range r.Values {
 		c := v.column(field)
 		if c == nil || !c.Editable {
-			return nil, Invalid(field, "%s is not an editable field of %s.", field, v.Name)
+			return nil, Invalid(field, "%s is not an editable field of %s.", field, v.Name).With("edit.notEditable", "field", field)
 		}
 		val, err := c.ParseValue(applyTransforms(raw, c.Transform))
 		if err != nil {
@@ -92,7 +92,7 @@ func (e *Engine) UpdateRow(ctx context.Context, r RowEdit) (map[string]any, erro
 	if v.Version != "" {
 		versionCol = v.column(v.Version)
 		if r.Version == nil {
-			return nil, Invalid("Version", "Version is required: send the %s value the row had when you read it.", v.Version)
+			return nil, Invalid("Version", "Version is required: send the %s value the row had when you read it.", v.Version).With("edit.versionRequired")
 		}
 		if versionVal, err = versionCol.ParseValue(r.Version); err != nil {
 			return nil, Invalid("Version", "Version: %s", err.(*Error).Message)
@@ -131,7 +131,7 @@ func (e *Engine) UpdateRow(ctx context.Context, r RowEdit) (map[string]any, erro
 		}
 		vals, err := pgx.CollectExactlyOneRow(rows, func(r pgx.CollectableRow) ([]any, error) { return r.Values() })
 		if errors.Is(err, pgx.ErrNoRows) {
-			return NotFound("%s has no row with %s %v.", v.Name, v.Key, r.Key)
+			return NotFound("%s has no row with %s %v.", v.Name, v.Key, r.Key).With("edit.notFound")
 		}
 		if err != nil {
 			return err
@@ -142,7 +142,7 @@ func (e *Engine) UpdateRow(ctx context.Context, r RowEdit) (map[string]any, erro
 			after[c.Field] = r.Values[c.Field]
 		}
 		if versionCol != nil && !sameVersion(versionCol, vals[len(cols)], versionVal) {
-			return Conflict("This row was changed by someone else after you loaded it. Reload the grid and edit it again; nothing was saved.")
+			return Conflict("This row was changed by someone else after you loaded it. Reload the grid and edit it again; nothing was saved.").With("edit.stale")
 		}
 		updSQL, updArgs, err := dialect.Update(goqu.I(v.Table)).Prepared(true).Set(set).Where(goqu.I(key.Column).Eq(keyVal)).ToSQL()
 		if err != nil {
@@ -177,7 +177,7 @@ func (e *Engine) UpdateRow(ctx context.Context, r RowEdit) (map[string]any, erro
 			return err
 		}
 		if len(list) != 1 {
-			return NotFound("%s has no row with %s %v after the edit.", v.Name, v.Key, r.Key)
+			return NotFound("%s has no row with %s %v after the edit.", v.Name, v.Key, r.Key).With("edit.notFound")
 		}
 		row = list[0]
 		return nil

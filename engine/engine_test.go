@@ -127,6 +127,9 @@ func TestGridFilters(t *testing.T) {
 		{"legacy equals", GridRequest{Filter: "CountryName LIKE 'Country 000'"}, 1},
 		{"numbers: key range", GridRequest{Filters: []Cond{{"CountryID", "between", []any{json.Number("1"), json.Number("5")}}}}, 5},
 		{"numbers: gt", GridRequest{Filters: []Cond{{"CountryID", "gt", "25"}}}, 5},
+		{"text equals ignores case", GridRequest{Filters: []Cond{{"CountryCode", "equals", "c07"}}}, 1},
+		{"text notEquals ignores case", GridRequest{Filters: []Cond{{"CountryCode", "notEquals", "c07"}}}, 29},
+		{"legacy equals ignores case", GridRequest{Filter: "Trigram = 't1'"}, 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -134,6 +137,30 @@ func TestGridFilters(t *testing.T) {
 				t.Errorf("got %d, want %d", got, tt.want)
 			}
 		})
+	}
+}
+
+// A status column filters on the labels the grid shows: the extraction log
+// shows SUCCESS for Success and ERROR for anything else.
+func TestGridStatusFilterOnLabels(t *testing.T) {
+	f := newFixture(t)
+	f.exec(t, `insert into extraction_log (module, description, status) values
+		('Bank', 'a', 'Success'), ('Bank', 'b', 'Failed'), ('Bank', 'c', 'Failed'), ('Bank', 'd', 'Refused')`)
+	tests := []struct {
+		op, value string
+		want      int64
+	}{
+		{"equals", "ERROR", 3}, {"equals", "error", 3}, {"contains", "err", 3}, {"equals", "SUCCESS", 1},
+		{"contains", "s", 1}, {"notEquals", "error", 1}, {"equals", "Failed", 0}, {"startsWith", "x", 0},
+	}
+	for _, tt := range tests {
+		p, err := f.e.Page(f.ctx, GridRequest{ViewName: "VW_BankFileExtractionLog", Filters: []Cond{{"Status", tt.op, tt.value}}})
+		if err != nil {
+			t.Fatalf("%s %s: %v", tt.op, tt.value, err)
+		}
+		if p.TotalCount != tt.want {
+			t.Errorf("Status %s %q: %d rows, want %d", tt.op, tt.value, p.TotalCount, tt.want)
+		}
 	}
 }
 

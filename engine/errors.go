@@ -152,19 +152,19 @@ func TranslatePG(err error) error {
 	}
 	switch pg.Code {
 	case "23505":
-		return &Error{Code: CodeConflict, Message: "a record with the same values already exists", Field: columnField(pg), Err: err}
+		return &Error{Code: CodeConflict, Message: "a record with the same values already exists", Key: "db.duplicate", Field: columnField(pg), Err: err}
 	case "23503":
-		return &Error{Code: CodeConflict, Message: "the record is referenced by other records or refers to a missing one", Err: err}
+		return &Error{Code: CodeConflict, Message: "the record is referenced by other records or refers to a missing one", Key: "db.reference", Err: err}
 	case "23502":
-		return &Error{Code: CodeInvalid, Message: "a required value is missing", Field: pg.ColumnName, Err: err}
+		return &Error{Code: CodeInvalid, Message: "a required value is missing", Key: "db.required", Field: pg.ColumnName, Err: err}
 	case "23514":
-		return &Error{Code: CodeInvalid, Message: "a value is outside the allowed range", Field: pg.ColumnName, Err: err}
+		return &Error{Code: CodeInvalid, Message: "a value is outside the allowed range", Key: "db.range", Field: pg.ColumnName, Err: err}
 	case "22001":
-		return &Error{Code: CodeInvalid, Message: "a value is too long", Err: err}
+		return &Error{Code: CodeInvalid, Message: "a value is too long", Key: "db.tooLong", Err: err}
 	case "22P02", "22007", "22008", "22003":
-		return &Error{Code: CodeInvalid, Message: "a value has the wrong format", Err: err}
+		return &Error{Code: CodeInvalid, Message: "a value has the wrong format", Key: "db.format", Err: err}
 	case "57014":
-		return &Error{Code: CodeUnavailable, Message: "the query took too long and was stopped; narrow the filter and try again", Err: err}
+		return &Error{Code: CodeUnavailable, Message: "the query took too long and was stopped; narrow the filter and try again", Key: "db.timeout", Err: err}
 	}
 	return err
 }

@@ -74,7 +74,7 @@ func (e *Engine) PrepareExport(ctx context.Context, r ExportRequest, dateFormat 
 		return nil, err
 	}
 	if q.view.Export == "" {
-		return nil, Invalid("ViewName", "%s has no export.", q.view.Name)
+		return nil, Invalid("ViewName", "%s has no export.", q.view.Name).With("export.none")
 	}
 	x := &Export{e: e, q: q, format: strings.ToLower(r.Format), dateFormat: dateFormat,
 		dateLayout: goDateLayout(dateFormat, false), timeLayout: goDateLayout(dateFormat, true), zone: time.UTC}
@@ -89,7 +89,7 @@ func (e *Engine) PrepareExport(ctx context.Context, r ExportRequest, dateFormat 
 	case "csv":
 		x.FileName, x.ContentType = q.view.Export+".csv", "text/csv; charset=utf-8"
 	default:
-		return nil, Invalid("Format", "Format must be xlsx or csv, got %q.", r.Format)
+		return nil, Invalid("Format", "Format must be xlsx or csv, got %q.", r.Format).With("export.format", "format", r.Format)
 	}
 	if len(r.Columns) == 0 {
 		for _, c := range q.view.Columns {
@@ -101,7 +101,7 @@ func (e *Engine) PrepareExport(ctx context.Context, r ExportRequest, dateFormat 
 	for _, ec := range r.Columns {
 		c := q.view.column(ec.Field)
 		if c == nil {
-			return nil, Invalid("Columns", "Export column %q is not a column of %s.", ec.Field, q.view.Name)
+			return nil, Invalid("Columns", "Export column %q is not a column of %s.", ec.Field, q.view.Name).With("export.column", "field", ec.Field)
 		}
 		h := strings.TrimSpace(ec.Header)
 		if h == "" {

@@ -103,28 +103,28 @@ func asString(c *Column, v any) (string, error) {
 	case int64:
 		return strconv.FormatInt(x, 10), nil
 	}
-	return "", Invalid(c.Field, "%s: unexpected value %v.", c.Field, v)
+	return "", Invalid(c.Field, "%s: unexpected value %v.", c.Field, v).With("field.format", "field", c.Field)
 }
 
 func parseText(c *Column, v any) (any, error) {
 	s, ok := v.(string)
 	if !ok {
-		return nil, Invalid(c.Field, "%s must be text.", c.Field)
+		return nil, Invalid(c.Field, "%s must be text.", c.Field).With("field.text", "field", c.Field)
 	}
 	if c.MaxLength > 0 && len([]rune(s)) > c.MaxLength {
-		return nil, Invalid(c.Field, "%s must be at most %d characters.", c.Field, c.MaxLength)
+		return nil, Invalid(c.Field, "%s must be at most %d characters.", c.Field, c.MaxLength).With("field.maxLength", "field", c.Field, "max", c.MaxLength)
 	}
 	if c.MinLength > 0 && len([]rune(s)) < c.MinLength {
-		return nil, Invalid(c.Field, "%s must be at least %d characters.", c.Field, c.MinLength)
+		return nil, Invalid(c.Field, "%s must be at least %d characters.", c.Field, c.MinLength).With("field.minLength", "field", c.Field, "min", c.MinLength)
 	}
 	if c.pattern != nil && !c.pattern.MatchString(s) {
 		if c.PatternHint != "" {
-			return nil, Invalid(c.Field, "%s must be %s.", c.Field, c.PatternHint)
+			return nil, Invalid(c.Field, "%s must be %s.", c.Field, c.PatternHint).With("field.pattern", "field", c.Field, "hint", c.PatternHint)
 		}
-		return nil, Invalid(c.Field, "%s has the wrong format.", c.Field)
+		return nil, Invalid(c.Field, "%s has the wrong format.", c.Field).With("field.format", "field", c.Field)
 	}
 	if strings.ContainsRune(s, 0) {
-		return nil, Invalid(c.Field, "%s contains a NUL character.", c.Field)
+		return nil, Invalid(c.Field, "%s contains a NUL character.", c.Field).With("field.nul", "field", c.Field)
 	}
 	return s, nil
 }
@@ -143,7 +143,7 @@ func parseEnum(c *Column, v any) (any, error) {
 			return s, nil
 		}
 	}
-	return nil, Invalid(c.Field, "%s must be one of %s.", c.Field, strings.Join(c.Values, ", "))
+	return nil, Invalid(c.Field, "%s must be one of %s.", c.Field, strings.Join(c.Values, ", ")).With("field.enum", "field", c.Field, "values", strings.Join(c.Values, ", "))
 }
 
 func parseInt(c *Column, v any) (any, error) {
@@ -162,7 +162,7 @@ func parseInt(c *Column, v any) (any, error) {
 			With("grid.numberOutOfRange", "field", c.Field, "min", -limit-1, "max", limit)
 	}
 	if err != nil {
-		return nil, Invalid(c.Field, "%s must be a whole number.", c.Field)
+		return nil, Invalid(c.Field, "%s must be a whole number.", c.Field).With("field.wholeNumber", "field", c.Field)
 	}
 	return n, nil
 }
@@ -175,7 +175,7 @@ func parseDecimal(c *Column, v any) (any, error) {
 	s = strings.TrimSpace(s)
 	r, ok := new(big.Rat).SetString(s)
 	if !ok || strings.ContainsAny(s, "/eE") || s == "" {
-		return nil, Invalid(c.Field, "%s must be a number with a decimal point (for example 1234.56).", c.Field)
+		return nil, Invalid(c.Field, "%s must be a number with a decimal point (for example 1234.56).", c.Field).With("field.decimalPoint", "field", c.Field)
 	}
 	if c.intDigits > 0 {
 		whole, _, _ := strings.Cut(strings.TrimLeft(s, "+-"), ".")
@@ -187,12 +187,12 @@ func parseDecimal(c *Column, v any) (any, error) {
 	if c.maxDecimals > 0 {
 		// Trailing zeros change nothing; any other decimal past the scale would be rounded away.
 		if _, frac, found := strings.Cut(s, "."); found && len(strings.TrimRight(frac, "0")) > c.maxDecimals {
-			return nil, Invalid(c.Field, "%s has more than %d decimals.", c.Field, c.maxDecimals).With("grid.invalid.tooManyDecimals", "column", c.Field, "scale", c.maxDecimals)
+			return nil, Invalid(c.Field, "%s has more than %d decimals.", c.Field, c.maxDecimals).With("field.decimals", "field", c.Field, "max", c.maxDecimals)
 		}
 	}
 	var n pgtype.Numeric
 	if err := n.Scan(r.FloatString(max(c.Scale, decimals(s)))); err != nil {
-		return nil, Invalid(c.Field, "%s is not a valid number.", c.Field)
+		return nil, Invalid(c.Field, "%s is not a valid number.", c.Field).With("field.number", "field", c.Field)
 	}
 	return n, nil
 }
@@ -217,7 +217,7 @@ func parseDate(c *Column, v any) (any, error) {
 	}
 	t, err := time.Parse("2006-01-02", s)
 	if err != nil || t.Year() < 1900 || t.Year() > 9999 {
-		return nil, Invalid(c.Field, "%s must be a date as yyyy-MM-dd.", c.Field)
+		return nil, Invalid(c.Field, "%s must be a date as yyyy-MM-dd.", c.Field).With("field.date", "field", c.Field)
 	}
 	return t.Format("2006-01-02"), nil
 }
@@ -233,7 +233,7 @@ func parseDateTime(c *Column, v any) (any, error) {
 			return t, nil
 		}
 	}
-	return nil, Invalid(c.Field, "%s must be a date and time (yyyy-MM-ddTHH:mm:ssZ) or a date (yyyy-MM-dd).", c.Field)
+	return nil, Invalid(c.Field, "%s must be a date and time (yyyy-MM-ddTHH:mm:ssZ) or a date (yyyy-MM-dd).", c.Field).With("field.datetime", "field", c.Field)
 }
 
 func parseBool(c *Column, v any) (any, error) {
@@ -245,7 +245,7 @@ func parseBool(c *Column, v any) (any, error) {
 			return b, nil
 		}
 	}
-	return nil, Invalid(c.Field, "%s must be true or false.", c.Field)
+	return nil, Invalid(c.Field, "%s must be true or false.", c.Field).With("field.bool", "field", c.Field)
 }
 
 // jsonValue turns a value scanned from PostgreSQL into its JSON form for

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -64,7 +65,7 @@ func ParseFilterText(s string) (Where, error) {
 }
 
 func filterErr(format string, args ...any) *Error {
-	return Invalid("Filter", "Filter: "+format+". Use Field = 'value' joined by AND or OR, or send structured Filters.", args...)
+	return Invalid("Filter", "Filter: "+format+". Use Field = 'value' joined by AND or OR, or send structured Filters.", args...).With("filter.syntax", "detail", fmt.Sprintf(format, args...))
 }
 
 type token struct {
@@ -238,7 +239,7 @@ func (v *View) whereExpr(w Where) (exp.Expression, error) {
 func (v *View) condExpr(c Cond) (exp.Expression, error) {
 	col := v.column(c.Field)
 	if col == nil {
-		return nil, Invalid("Filters", "Filter field %q is not a column of %s.", c.Field, v.Name)
+		return nil, Invalid("Filters", "Filter field %q is not a column of %s.", c.Field, v.Name).With("filter.field", "field", c.Field)
 	}
 	t := Types[col.Type]
 	if c.Op == "" {
@@ -248,15 +249,18 @@ func (v *View) condExpr(c Cond) (exp.Expression, error) {
 		}
 	}
 	if !t.allows(c.Op) {
-		return nil, Invalid("Filters", "Filter on %s: operator %q is not available for %s columns (use one of %s).", c.Field, c.Op, col.Type, strings.Join(t.Ops, ", "))
+		return nil, Invalid("Filters", "Filter on %s: operator %q is not available for %s columns (use one of %s).", c.Field, c.Op, col.Type, strings.Join(t.Ops, ", ")).With("filter.operator", "field", c.Field, "op", c.Op)
 	}
 	id := goqu.I(col.Column)
+	if col.Status != nil && col.Type == "text" && slices.Contains(labelOps, c.Op) {
+		return statusCond(col, c)
+	}
 	one := func() (any, error) {
 		if c.Value == nil {
-			return nil, Invalid("Filters", "Filter on %s: %s needs a value.", c.Field, c.Op)
+			return nil, Invalid("Filters", "Filter on %s: %s needs a value.", c.Field, c.Op).With("filter.needsValue", "field", c.Field, "op", c.Op)
 		}
 		if _, isList := c.Value.([]any); isList {
-			return nil, Invalid("Filters", "Filter on %s: %s takes one value.", c.Field, c.Op)
+			return nil, Invalid("Filters", "Filter on %s: %s takes one value.", c.Field, c.Op).With("filter.oneValue", "field", c.Field, "op", c.Op)
 		}
 		return col.ParseValue(c.Value)
 	}
@@ -288,7 +292,7 @@ func (v *View) condExpr(c Cond) (exp.Expression, error) {
 	case OpBetween:
 		pair, ok := c.Value.([]any)
 		if !ok || len(pair) != 2 {
-			return nil, Invalid("Filters", "Filter on %s: between needs a value of two elements [from, to].", c.Field)
+			return nil, Invalid("Filters", "Filter on %s: between needs a value of two elements [from, to].", c.Field).With("filter.between", "field", c.Field)
 		}
 		lo, err := col.ParseValue(pair[0])
 		if err != nil {
@@ -305,7 +309,7 @@ func (v *View) condExpr(c Cond) (exp.Expression, error) {
 	case OpIn:
 		list, ok := c.Value.([]any)
 		if !ok || len(list) == 0 || len(list) > maxInValues {
-			return nil, Invalid("Filters", "Filter on %s: in needs a list of 1 to %d values.", c.Field, maxInValues)
+			return nil, Invalid("Filters", "Filter on %s: in needs a list of 1 to %d values.", c.Field, maxInValues).With("filter.in", "field", c.Field, "max", maxInValues)
 		}
 		vals := make([]any, len(list))
 		for i, x := range list {
@@ -335,6 +339,14 @@ func (v *View) condExpr(c Cond) (exp.Expression, error) {
 			return id.Gte(next), nil
 		}
 	}
+	if col.Type == "text" { // text equals ignores case: "gbp" finds GBP
+		switch c.Op {
+		case OpEquals:
+			return goqu.L("lower(?) = lower(?)", id, val), nil
+		case OpNotEquals:
+			return goqu.L("lower(?) IS DISTINCT FROM lower(?)", id, val), nil
+		}
+	}
 	switch c.Op {
 	case OpEquals:
 		return id.Eq(val), nil
@@ -349,7 +361,61 @@ func (v *View) condExpr(c Cond) (exp.Expression, error) {
 	case OpGte:
 		return id.Gte(val), nil
 	}
-	return nil, Invalid("Filters", "Filter on %s: unknown operator %q.", c.Field, c.Op)
+	return nil, Invalid("Filters", "Filter on %s: unknown operator %q.", c.Field, c.Op).With("filter.operator", "field", c.Field, "op", c.Op)
+}
+
+// labelOps are the text operators a status column applies to its labels.
+var labelOps = []string{OpContains, OpStartsWith, OpEndsWith, OpEquals, OpNotEquals}
+
+// statusCond filters a status column on what the grid shows, its badge
+// labels, not on the stored values (an extraction log shows ERROR for any
+// value but Success, so "ERROR" must find the rows stored as Failed). The
+// label test ignores case; the stored values whose badge passes are kept,
+// and when the otherwise badge passes, every value not listed too.
+func statusCond(col *Column, c Cond) (exp.Expression, error) {
+	want, ok := c.Value.(string)
+	if !ok || want == "" {
+		return nil, Invalid("Filters", "Filter on %s: %s needs a value.", c.Field, c.Op).With("filter.needsValue", "field", c.Field, "op", c.Op)
+	}
+	want = strings.ToLower(strings.TrimSpace(want))
+	passes := func(label string) bool {
+		label = strings.ToLower(label)
+		switch c.Op {
+		case OpContains:
+			return strings.Contains(label, want)
+		case OpStartsWith:
+			return strings.HasPrefix(label, want)
+		case OpEndsWith:
+			return strings.HasSuffix(label, want)
+		case OpNotEquals:
+			return label != want
+		}
+		return label == want
+	}
+	id := goqu.I(col.Column)
+	var listed, kept []any
+	for _, value := range sortedKeys(col.Status.Values) {
+		listed = append(listed, value)
+		if passes(col.Status.Values[value].Label) {
+			kept = append(kept, value)
+		}
+	}
+	var or []exp.Expression
+	if len(kept) > 0 {
+		or = append(or, id.In(kept...))
+	}
+	if col.Status.Otherwise != nil && passes(col.Status.Otherwise.Label) {
+		or = append(or, id.IsNull())
+		if len(listed) > 0 {
+			or = append(or, id.NotIn(listed...))
+		} else {
+			or = append(or, id.IsNotNull())
+		}
+	}
+	if len(or) == 0 {
+		return goqu.L("false"), nil
+	}
+	return goqu.Or(or...), nil
 }
 
 func isDateOnly(v any) bool {

@@ -153,10 +153,10 @@ func (p *GridPage) JSONSize() int { return len(p.data) + 64 }
 func (e *Engine) View(ctx context.Context, name string) (*View, error) {
 	v := e.Metadata().Views[name]
 	if v == nil {
-		return nil, Invalid("ViewName", "Unknown view %q.", name)
+		return nil, Invalid("ViewName", "Unknown view %q.", name).With("grid.unknownView", "view", name)
 	}
 	if !ActorFrom(ctx).Can(v.Screen) {
-		return nil, Forbidden("You do not have permission for the view %s.", name)
+		return nil, Forbidden("You do not have permission for the view %s.", name).With("grid.forbidden", "view", name)
 	}
 	return v, nil
 }
@@ -190,7 +190,7 @@ func (e *Engine) resolve(ctx context.Context, r *GridRequest) (*query, error) {
 		}
 	}
 	if n := len(r.Filters); n > 50 {
-		return nil, Invalid("Filters", "At most 50 filters, got %d.", n)
+		return nil, Invalid("Filters", "At most 50 filters, got %d.", n).With("grid.tooManyFilters", "count", n)
 	}
 	where, err := v.whereExpr(w)
 	if err != nil {
@@ -214,7 +214,7 @@ func (v *View) orderBy(field, order string) ([]exp.OrderedExpression, error) {
 	if field != "" {
 		sortCol = v.column(field)
 		if sortCol == nil || !sortCol.IsSortable() {
-			return nil, Invalid("SortField", "SortField %q is not a sortable column of %s.", field, v.Name)
+			return nil, Invalid("SortField", "SortField %q is not a sortable column of %s.", field, v.Name).With("grid.sortField", "field", field)
 		}
 		switch strings.ToLower(strings.TrimSpace(order)) {
 		case "", "asc", "ascending", "1":
@@ -222,7 +222,7 @@ func (v *View) orderBy(field, order string) ([]exp.OrderedExpression, error) {
 		case "desc", "descending", "-1":
 			desc = true
 		default:
-			return nil, Invalid("SortOrder", "SortOrder must be asc or desc, got %q.", order)
+			return nil, Invalid("SortOrder", "SortOrder must be asc or desc, got %q.", order).With("grid.sortOrder", "order", order)
 		}
 	}
 	key := v.column(v.Key)
@@ -291,10 +291,10 @@ func (e *Engine) pageSQL(ctx context.Context, r GridRequest) (*GridSQL, error) {
 		r.PageSize = DefaultPageSize
 	}
 	if r.PageSize < 1 || r.PageSize > MaxPageSize {
-		return nil, Invalid("PageSize", "PageSize must be from 1 to %d, got %d.", MaxPageSize, r.PageSize)
+		return nil, Invalid("PageSize", "PageSize must be from 1 to %d, got %d.", MaxPageSize, r.PageSize).With("grid.pageSize", "max", MaxPageSize)
 	}
 	if r.PageNumber < 0 {
-		return nil, Invalid("PageNumber", "PageNumber is a row offset and cannot be negative.")
+		return nil, Invalid("PageNumber", "PageNumber is a row offset and cannot be negative.").With("grid.pageNumber")
 	}
 	g := &GridSQL{query: q, request: r}
 	if g.Page, g.PageArgs, err = q.dataset().Limit(uint(r.PageSize)).Offset(uint(r.PageNumber)).ToSQL(); err != nil {

@@ -32,7 +32,7 @@ type ColumnMeta struct {
 	Editable  bool     `json:"editable,omitempty"`
 	Sortable  bool     `json:"sortable"`
 	MaxLength int      `json:"maxLength,omitempty"`
-	Scale     int      `json:"scale,omitempty"`
+	Scale     *int     `json:"scale,omitempty"` // decimals shown; set for every decimal column, 0 included
 	Values    []string `json:"values,omitempty"`
 	Width     int      `json:"width,omitempty"`
 	Status    *Status  `json:"status,omitempty"`
@@ -48,8 +48,12 @@ func (v *View) Meta() ViewMeta {
 		if label == "" {
 			label = "views." + v.Name + ".fields." + c.Field
 		}
+		var scale *int
+		if c.Type == "decimal" || c.Scale > 0 { // a scale of 0 (thresholds) is a scale, not "unset"
+			scale = &c.Scale
+		}
 		m.Columns = append(m.Columns, ColumnMeta{Field: c.Field, Type: c.Type, Label: label, Hidden: c.Hidden,
-			Editable: c.Editable, Sortable: c.IsSortable(), MaxLength: c.MaxLength, Scale: c.Scale,
+			Editable: c.Editable, Sortable: c.IsSortable(), MaxLength: c.MaxLength, Scale: scale,
 			Values: c.Values, Width: c.Width, Status: c.Status, Ops: Types[c.Type].Ops})
 	}
 	return m
@@ -93,10 +97,10 @@ func (e *Engine) Screens(ctx context.Context) []*Screen {
 func (e *Engine) ScreenByRoute(ctx context.Context, route string) (*Screen, error) {
 	sc := e.Metadata().Screens[route]
 	if sc == nil {
-		return nil, NotFound("No screen %q is described in the metadata.", route)
+		return nil, NotFound("No screen %q is described in the metadata.", route).With("screen.unknown", "route", route)
 	}
 	if !ActorFrom(ctx).Can(sc.Screen) {
-		return nil, Forbidden("You do not have permission for this screen.")
+		return nil, Forbidden("You do not have permission for this screen.").With("screen.forbidden")
 	}
 	return sc, nil
 }

@@ -50,7 +50,10 @@ type Tab struct {
 	Add     string `yaml:"add" json:"add,omitempty"`         // form opened by the add button
 	AddText string `yaml:"addText" json:"addText,omitempty"` // translation key of the add button
 	Delete  string `yaml:"delete" json:"delete,omitempty"`   // form whose resource deletes a row (trash icon)
-	Height  int    `yaml:"height" json:"height,omitempty"`
+	// DeleteRoute is the API path that deletes a row ({id} is its key) where
+	// no form describes the resource (roles: /roles/{id}); a trash icon too.
+	DeleteRoute string `yaml:"deleteRoute" json:"deleteRoute,omitempty"`
+	Height      int    `yaml:"height" json:"height,omitempty"`
 	// AddRoute and EditRoute send the add button and a row's pencil icon to a
 	// hand-written form screen instead of a dialog ({key} is the row's key).
 	AddRoute  string    `yaml:"addRoute" json:"addRoute,omitempty"`
@@ -628,6 +631,9 @@ func (sc *Screen) check(md *Metadata) []string {
 			if form != "" && md.Forms[form] == nil {
 				p = append(p, fmt.Sprintf("tab %s: form %q is not in forms/", t.ID, form))
 			}
+		}
+		if t.DeleteRoute != "" && (!strings.HasPrefix(t.DeleteRoute, "/") || !strings.Contains(t.DeleteRoute, "{id}") || t.Delete != "") {
+			p = append(p, fmt.Sprintf("tab %s: deleteRoute is an API path with {id}, starting with /, instead of delete", t.ID))
 		}
 		for _, a := range t.Actions {
 			if a == nil || a.ID == "" || !strings.HasPrefix(a.Path, "/") || (a.Method != "POST" && a.Method != "PUT" && a.Method != "DELETE") {

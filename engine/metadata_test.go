@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -119,5 +120,28 @@ func TestLoadMetadataReportsAllProblemsAtOnce(t *testing.T) {
 func TestRepositoryMetadataLoads(t *testing.T) {
 	if _, err := LoadMetadata(os.DirFS("..")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A decimal column tells the UI its scale even when it is 0 (spec 03
+// section 9: configuration thresholds show no decimals), so the UI does not
+// fall back to two.
+func TestMetaScaleZeroIsSent(t *testing.T) {
+	md, err := LoadMetadata(os.DirFS(".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range md.Views["VW_ConfigSettings"].Meta().Columns {
+		b, _ := json.Marshal(c)
+		got[c.Field] = string(b)
+	}
+	for _, field := range []string{"CurrencyThreshold", "AmountThreshold"} {
+		if !strings.Contains(got[field], `"scale":0`) {
+			t.Errorf("%s: %s, want scale 0", field, got[field])
+		}
+	}
+	if strings.Contains(got["DateThreshold"], `"scale"`) {
+		t.Errorf("an int column has no scale: %s", got["DateThreshold"])
 	}
 }

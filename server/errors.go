@@ -102,7 +102,9 @@ func errorHandler(log *slog.Logger, uploadMax, bodyMax int64) fiber.ErrorHandler
 			if env.Error == "" || typed != nil && typed.Code == engine.CodeInternal {
 				env.Error = "an internal error occurred; quote request id " + rid + " when reporting it"
 			}
-			log.Error("request failed", "request_id", rid, "method", c.Method(), "path", c.Path(), "status", status, "err", err)
+			if !noteFailure(c, err) {
+				log.Error("request failed", "request_id", rid, "method", c.Method(), "path", c.Path(), "status", status, "err", err)
+			}
 		}
 		return c.Status(status).JSON(env)
 	}

@@ -55,7 +55,7 @@ func (h *gridHandlers) view(c fiber.Ctx) error {
 	v, err := h.engine.View(c.Context(), c.Params("name"))
 	if err != nil {
 		if engine.ErrorCode(err) == engine.CodeInvalid {
-			return engine.NotFound("Unknown view %q.", c.Params("name"))
+			return engine.NotFound("Unknown view %q.", c.Params("name")).With("grid.unknownView", "view", c.Params("name"))
 		}
 		return err
 	}
@@ -287,16 +287,16 @@ func decodeRecord(c fiber.Ctx) (map[string]any, error) {
 func decodeStrictNumbers(c fiber.Ctx, v any) error {
 	body := bytes.TrimSpace(c.Body())
 	if len(body) == 0 || body[0] != '{' {
-		return engine.Invalid("", "The request body must be a JSON object.")
+		return engine.Invalid("", "The request body must be a JSON object.").With("request.notObject")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return engine.Invalid(te.Field, "%s has the wrong type (expected %s).", te.Field, te.Type.String())
+			return engine.Invalid(te.Field, "%s has the wrong type (expected %s).", te.Field, te.Type.String()).With("request.type", "field", te.Field, "type", te.Type.String())
 		}
-		return engine.Invalid("", "The request body is not valid JSON.")
+		return engine.Invalid("", "The request body is not valid JSON.").With("request.json")
 	}
 	return nil
 }

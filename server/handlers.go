@@ -19,21 +19,21 @@ import (
 func decode(c fiber.Ctx, v any) error {
 	body := bytes.TrimSpace(c.Body())
 	if len(body) == 0 {
-		return engine.Invalid("", "The request body is empty; send a JSON object.")
+		return engine.Invalid("", "The request body is empty; send a JSON object.").With("request.empty")
 	}
 	if body[0] != '{' {
-		return engine.Invalid("", "The request body must be a JSON object.")
+		return engine.Invalid("", "The request body must be a JSON object.").With("request.notObject")
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		var te *json.UnmarshalTypeError
 		var se *json.SyntaxError
 		switch {
 		case errors.As(err, &te):
-			return engine.Invalid(te.Field, "%s has the wrong type (expected %s).", te.Field, te.Type.String())
+			return engine.Invalid(te.Field, "%s has the wrong type (expected %s).", te.Field, te.Type.String()).With("request.type", "field", te.Field, "type", te.Type.String())
 		case errors.As(err, &se):
-			return engine.Invalid("", "The request body is not valid JSON (near byte %d).", se.Offset)
+			return engine.Invalid("", "The request body is not valid JSON (near byte %d).", se.Offset).With("request.json")
 		default:
-			return engine.Invalid("", "The request body could not be read as JSON.")
+			return engine.Invalid("", "The request body could not be read as JSON.").With("request.json")
 		}
 	}
 	return nil
@@ -43,7 +43,7 @@ func decode(c fiber.Ctx, v any) error {
 func idParam(c fiber.Ctx, name string) (int64, error) {
 	id, err := strconv.ParseInt(c.Params(name), 10, 64)
 	if err != nil || id <= 0 {
-		return 0, engine.Invalid(name, "%s must be a positive whole number.", name)
+		return 0, engine.Invalid(name, "%s must be a positive whole number.", name).With("request.positiveId", "field", name)
 	}
 	return id, nil
 }
@@ -53,7 +53,7 @@ func (s *apiHandlers) authenticate(c fiber.Ctx) error {
 	h := c.Get(fiber.HeaderAuthorization)
 	token, found := strings.CutPrefix(h, "Bearer ")
 	if !found || strings.TrimSpace(token) == "" {
-		return engine.Unauthorized("Sign in to continue.")
+		return engine.Unauthorized("Sign in to continue.").With("auth.signIn")
 	}
 	a, err := s.identity.Authenticate(c.Context(), strings.TrimSpace(token))
 	if err != nil {
@@ -72,7 +72,7 @@ func screen(ids ...int) fiber.Handler {
 	}
 	return func(c fiber.Ctx) error {
 		if !engine.ActorFrom(c.Context()).Can(ids...) {
-			return engine.Forbidden("You do not have permission for this screen. Contact your administrator.")
+			return engine.Forbidden("You do not have permission for this screen. Contact your administrator.").With("screen.forbidden")
 		}
 		return c.Next()
 	}

@@ -351,7 +351,7 @@ func (s *apiHandlers) putRoleScreens(c fiber.Ctx) error {
 		ids = in.Permissions
 	}
 	if ids == nil {
-		return engine.Invalid("screenIds", "screenIds is required (an array of screen ids; empty to grant none).")
+		return engine.Invalid("screenIds", "screenIds is required (an array of screen ids; empty to grant none).").With("roles.screenIdsRequired")
 	}
 	screens, err := s.identity.SetRoleScreens(c.Context(), id, ids)
 	if err != nil {

@@ -342,9 +342,16 @@ func TestPasswordReset(t *testing.T) {
 	if a := reset(code, "weak"); a.status != 400 || a.env.Field != "newPassword" {
 		t.Fatalf("weak password: %d %s", a.status, a.body)
 	}
+	// Each refusal says why, with a code the UI translates: the rule broken
+	// (a password the old meter called strong), a wrong code.
+	if a := reset(code, "Password2026"); a.status != 400 || a.env.Code != "password.special" ||
+		a.env.Params["specials"] != identity.PasswordSpecials || !strings.Contains(a.env.Error, "special character") {
+		t.Fatalf("no special character: %d %s", a.status, a.body)
+	}
 	wrong := fmt.Sprintf("%06d", (atoi(code)+1)%1000000)
 	for i := 0; i < 5; i++ {
-		if a := reset(wrong, "N3w!Passw0rd"); a.status != 400 || a.env.Field != "code" {
+		if a := reset(wrong, "N3w!Passw0rd"); a.status != 400 || a.env.Field != "code" || a.env.Code != "reset.badCode" ||
+			!strings.Contains(a.env.Error, "wrong") {
 			t.Fatalf("wrong code %d: %d %s", i, a.status, a.body)
 		}
 	}

@@ -94,17 +94,17 @@ func (h *importHandlers) submit(c fiber.Ctx) error {
 		return fiber.ErrRequestEntityTooLarge
 	}
 	if err != nil || len(form.File["file"]) == 0 {
-		return engine.Invalid("file", "Send the file as multipart/form-data in the field \"file\", with the field \"kind\".")
+		return engine.Invalid("file", "Send the file as multipart/form-data in the field \"file\", with the field \"kind\".").With("import.multipart")
 	}
 	fh := form.File["file"][0]
 	f, err := fh.Open()
 	if err != nil {
-		return engine.Invalid("file", "The uploaded file could not be read.")
+		return engine.Invalid("file", "The uploaded file could not be read.").With("import.unreadable")
 	}
 	defer f.Close()
 	content := make([]byte, min(fh.Size, h.maxBytes+1))
 	if _, err := io.ReadFull(f, content); err != nil {
-		return engine.Invalid("file", "The uploaded file could not be read.")
+		return engine.Invalid("file", "The uploaded file could not be read.").With("import.unreadable")
 	}
 	field := func(name string) string {
 		if v := form.Value[name]; len(v) > 0 {

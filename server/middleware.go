@@ -17,6 +17,7 @@ import (
 func accessLog(log *slog.Logger) fiber.Handler {
 	return func(c fiber.Ctx) error {
 		start := time.Now()
+		c.Locals(failureKey{}, &failure{})
 		if err := c.Next(); err != nil {
 			if herr := c.App().ErrorHandler(c, err); herr != nil {
 				return herr
@@ -27,7 +28,7 @@ func accessLog(log *slog.Logger) fiber.Handler {
 		if status >= 500 {
 			level = slog.LevelError
 		}
-		log.LogAttrs(c.Context(), level, "http",
+		attrs := []slog.Attr{
 			slog.String("request_id", requestid.FromContext(c)),
 			slog.String("method", c.Method()),
 			slog.String("path", c.Path()),
@@ -35,9 +36,30 @@ func accessLog(log *slog.Logger) fiber.Handler {
 			slog.Int("bytes", len(c.Response().Body())),
 			slog.Duration("took", time.Since(start)),
 			slog.String("ip", c.IP()),
-		)
+		}
+		if f, _ := c.Locals(failureKey{}).(*failure); f != nil && f.err != nil {
+			attrs = append(attrs, slog.Any("err", f.err))
+		}
+		log.LogAttrs(c.Context(), level, "http", attrs...)
 		return nil
 	}
+}
+
+// failure carries the cause of a failed request from the error handler to
+// the access log, so a failed request is one log line with its cause.
+type failure struct{ err error }
+
+type failureKey struct{}
+
+// noteFailure hands err to the access log of the request; false when the
+// request has none (the caller logs it then).
+func noteFailure(c fiber.Ctx, err error) bool {
+	f, _ := c.Locals(failureKey{}).(*failure)
+	if f == nil {
+		return false
+	}
+	f.err = err
+	return true
 }
 
 // logPanic records a recovered panic with its stack; the client gets a 500

@@ -125,6 +125,14 @@ func health(d Deps) fiber.Handler {
 
 // appConfig is the application configuration the UI loads at start (spec 01
 // section 3, "Application configuration").
+// passwordRules: a password's length bounds, and the special characters of
+// which it needs one (besides an uppercase and a lowercase letter and a digit).
+type passwordRules struct {
+	MinLength int    `json:"minLength"`
+	MaxLength int    `json:"maxLength"`
+	Specials  string `json:"specials"`
+}
+
 func appConfig(d Deps) fiber.Handler {
 	type language struct {
 		Code string `json:"code"`
@@ -141,6 +149,9 @@ func appConfig(d Deps) fiber.Handler {
 		PageSizes         []int      `json:"pageSizes"`
 		DefaultPageSize   int        `json:"defaultPageSize"`
 		UploadMaxBytes    int64      `json:"uploadMaxBytes"`
+		// PasswordRules are the rules the server checks passwords by, so the
+		// UI's checklist and meter judge by the same ones.
+		PasswordRules passwordRules `json:"passwordRules"`
 	}{
 		APIBase: "/api",
 		AppName: "Ledgerdesk",
@@ -157,6 +168,7 @@ func appConfig(d Deps) fiber.Handler {
 		PageSizes:         []int{10, 25, 50, 100},
 		DefaultPageSize:   100,
 		UploadMaxBytes:    d.Config.UploadMaxBytes,
+		PasswordRules:     passwordRules{identity.PasswordMinLength, identity.PasswordMaxLength, identity.PasswordSpecials},
 	}
 	return func(c fiber.Ctx) error {
 		c.Set(fiber.HeaderCacheControl, "no-store")

@@ -20,6 +20,7 @@ import (
 	"ledgerdesk/engine"
 	"ledgerdesk/internal/pgtest"
 	"ledgerdesk/migrations"
+	"ledgerdesk/screens/identity"
 )
 
 var testUI = fstest.MapFS{
@@ -105,11 +106,11 @@ func TestAPI(t *testing.T) {
 		code               string // the message code the UI translates
 	}{
 		{"health", "GET", "/api/health", nil, 200, true, "", "", ""},
-		{"unknown endpoint needs a session first", "GET", "/api/no-such-thing", nil, 401, false, "Sign in", "", "error.unauthorized"},
+		{"unknown endpoint needs a session first", "GET", "/api/no-such-thing", nil, 401, false, "Sign in", "", "auth.signIn"},
 		{"unknown deep endpoint", "GET", "/api/a/b/c/d", nil, 404, false, "no such API endpoint: GET /api/a/b/c/d", "", "error.not_found"},
 		{"typed invalid names the field", "GET", "/api/test/invalid", nil, 400, false, "at most 3 characters", "CountryCode", "error.invalid"},
 		{"typed conflict carries its message code", "GET", "/api/test/conflict", nil, 409, false, "changed by someone else", "", "grid.stale"},
-		{"unique violation becomes 409", "GET", "/api/test/unique", nil, 409, false, "already exists", "country_code_key", "error.conflict"},
+		{"unique violation becomes 409", "GET", "/api/test/unique", nil, 409, false, "already exists", "country_code_key", "db.duplicate"},
 		{"unexpected error is a generic 500", "GET", "/api/test/boom", nil, 500, false, "internal error", "", "error.internal"},
 		{"panic is recovered as 500", "GET", "/api/test/panic", nil, 500, false, "internal error", "", "error.internal"},
 		{"body within limit", "POST", "/api/test/echo", strings.NewReader(`{"a":1}`), 200, true, "", "", ""},
@@ -156,6 +157,11 @@ func TestAPI(t *testing.T) {
 	if strings.Contains(logs.String(), strings.Repeat("x", 100)) {
 		t.Error("a request body reached the log")
 	}
+	// A failed request is one line with its cause, not an access line and an
+	// error line (a panic adds its stack trace, once).
+	if n := strings.Count(logs.String(), "path=/api/test/boom "); n != 1 {
+		t.Errorf("a failed request is logged %d times, want once:\n%s", n, logs.String())
+	}
 }
 
 func TestHealthReportsSchema(t *testing.T) {
@@ -197,6 +203,7 @@ func TestAppConfig(t *testing.T) {
 		DateFormats     []string
 		PageSizes       []int
 		DefaultPageSize int
+		PasswordRules   passwordRules
 	}
 	if err := json.Unmarshal(a.body, &cfg); err != nil {
 		t.Fatal(err)
@@ -206,7 +213,8 @@ func TestAppConfig(t *testing.T) {
 		codes = append(codes, l.Code)
 	}
 	if cfg.APIBase != "/api" || cfg.DefaultLanguage != "en" || strings.Join(codes, ",") != "en,sv,es,pt" ||
-		len(cfg.DateFormats) != 6 || cfg.DefaultPageSize != 100 || len(cfg.PageSizes) != 4 {
+		len(cfg.DateFormats) != 6 || cfg.DefaultPageSize != 100 || len(cfg.PageSizes) != 4 ||
+		cfg.PasswordRules != (passwordRules{8, 20, identity.PasswordSpecials}) {
 		t.Errorf("app config %+v", cfg)
 	}
 }

@@ -24,7 +24,15 @@ type Options struct {
 	Days  int
 }
 
-// Defaults: a month and a half of sales.
+// trailDays is how far the data runs past the last sales day: payouts,
+// settlements and bank bookings follow the sales, rates cover them all.
+const trailDays = 10
+
+// End is the last day the data set has anything on (rates included).
+func (o Options) End() time.Time { return o.Start.AddDate(0, 0, o.Days+trailDays) }
+
+// Defaults: a month and a half of sales, ending so that nothing is dated
+// after today (bookings and rates in the future confuse a first look).
 func (o Options) withDefaults() Options {
 	if o.Seed == 0 {
 		o.Seed = 1
@@ -32,11 +40,12 @@ func (o Options) withDefaults() Options {
 	if o.Scale <= 0 {
 		o.Scale = 1
 	}
-	if o.Start.IsZero() {
-		o.Start = time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
-	}
 	if o.Days <= 0 {
 		o.Days = 45
+	}
+	if o.Start.IsZero() {
+		today := time.Now().UTC().Truncate(24 * time.Hour)
+		o.Start = today.AddDate(0, 0, -(o.Days + trailDays))
 	}
 	return o
 }
@@ -230,6 +239,9 @@ func Generate(o Options) *Set {
 		for m := o.Start; m.Before(o.Start.AddDate(0, 0, o.Days)); m = m.AddDate(0, 1, 0) {
 			ref++
 			end := time.Date(m.Year(), m.Month()+1, 0, 0, 0, 0, 0, time.UTC)
+			if end.After(o.End()) { // a month not over yet is charged on the last day of the data
+				end = o.End()
+			}
 			s.Bookings = append(s.Bookings, Booking{Account: a.IBAN, Currency: a.Currency, Booked: end, Value: end,
 				Text: "Bank charge account maintenance", Reference: fmt.Sprintf("ARCH-%06d", ref), Cents: -int64(2500 + r.IntN(5000))})
 			s.Mix["bank charges"]++

@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"testing"
+	"time"
 
 	"ledgerdesk/engine"
 	"ledgerdesk/internal/pgtest"
@@ -101,5 +102,38 @@ func TestLoadThroughImports(t *testing.T) {
 	// Loading again adds nothing: the reference data is idempotent, the files are refused as duplicates.
 	if _, err := Load(ctx, pool, set, files, importer); engine.ErrorCode(err) != engine.CodeConflict {
 		t.Errorf("second load: %v", err)
+	}
+}
+
+// Nothing in the default data set is dated after today: no sale, payout,
+// settlement, booking, bank charge or rate.
+func TestNothingAfterToday(t *testing.T) {
+	today := time.Now().UTC().Truncate(24 * time.Hour)
+	s := Generate(Options{})
+	var last time.Time
+	see := func(d time.Time) {
+		if d.After(last) {
+			last = d
+		}
+	}
+	for _, x := range s.Tickets {
+		see(x.Date)
+	}
+	for _, x := range s.Transactions {
+		see(x.Date)
+	}
+	for _, x := range s.Settlements {
+		see(x.Date)
+	}
+	for _, x := range s.Bookings {
+		see(x.Booked)
+		see(x.Value)
+	}
+	see(s.Options.End()) // the last rate
+	if last.After(today) {
+		t.Errorf("the demo data runs to %s, after today %s", last.Format("2006-01-02"), today.Format("2006-01-02"))
+	}
+	if last.Before(today.AddDate(0, 0, -3)) {
+		t.Errorf("the demo data ends %s, long before today", last.Format("2006-01-02"))
 	}
 }

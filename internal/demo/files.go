@@ -278,8 +278,8 @@ func loadReference(ctx context.Context, pool *pgxpool.Pool, s *Set) error {
 				return err
 			}
 		}
-		end := s.Options.Start.AddDate(0, 0, s.Options.Days+10)
-		for day := s.Options.Start.AddDate(0, 0, -7); day.Before(end); day = day.AddDate(0, 0, 1) {
+		end := s.Options.End()
+		for day := s.Options.Start.AddDate(0, 0, -7); !day.After(end); day = day.AddDate(0, 0, 1) {
 			for cur := range Currencies {
 				usd := Rate(cur, s.Options.Start, day)
 				in := func(target string) float64 { return usd / Rate(target, s.Options.Start, day) }

@@ -12,6 +12,8 @@ import (
 	"unicode"
 
 	"golang.org/x/crypto/argon2"
+
+	"ledgerdesk/engine"
 )
 
 // argon2id parameters of DESIGN.md section 8 (OWASP's minimum for argon2id).
@@ -79,12 +81,20 @@ type PasswordRules struct {
 	Length, Upper, Lower, Digit, Special bool
 }
 
+// PasswordMinLength and PasswordMaxLength bound a password's length in
+// characters (spec 01 section 5); the UI reads them, with PasswordSpecials,
+// from the app configuration, so its meter judges by these same rules.
+const (
+	PasswordMinLength = 8
+	PasswordMaxLength = 20
+)
+
 // CheckPasswordRules evaluates the user password rules: 8 to 20 characters,
 // an uppercase and a lowercase letter, a digit, and a special character.
 func CheckPasswordRules(p string) PasswordRules {
 	var r PasswordRules
 	n := len([]rune(p))
-	r.Length = n >= 8 && n <= 20
+	r.Length = n >= PasswordMinLength && n <= PasswordMaxLength
 	for _, c := range p {
 		switch {
 		case unicode.IsUpper(c):
@@ -114,22 +124,39 @@ func (r PasswordRules) Met() int {
 // ValidatePassword returns a message naming the first rule password breaks,
 // or "" when it meets them all.
 func ValidatePassword(p string) string {
+	msg, _ := passwordProblem(p)
+	return msg
+}
+
+// PasswordError is the refusal of a password that breaks a rule, with the
+// rule's message code (nil when it meets them all); what names the password
+// in the English text ("New password").
+func PasswordError(field, what, p string) *engine.Error {
+	msg, code := passwordProblem(p)
+	if msg == "" {
+		return nil
+	}
+	return engine.Invalid(field, "%s %s.", what, msg).
+		With(code, "min", PasswordMinLength, "max", PasswordMaxLength, "specials", PasswordSpecials)
+}
+
+func passwordProblem(p string) (msg, code string) {
 	r := CheckPasswordRules(p)
 	switch {
 	case !r.Length:
-		return "must be 8 to 20 characters long"
+		return fmt.Sprintf("must be %d to %d characters long", PasswordMinLength, PasswordMaxLength), "password.length"
 	case !r.Upper:
-		return "must contain an uppercase letter"
+		return "must contain an uppercase letter", "password.uppercase"
 	case !r.Lower:
-		return "must contain a lowercase letter"
+		return "must contain a lowercase letter", "password.lowercase"
 	case !r.Digit:
-		return "must contain a digit"
+		return "must contain a digit", "password.digit"
 	case !r.Special:
-		return "must contain a special character (" + PasswordSpecials + ")"
+		return "must contain a special character (" + PasswordSpecials + ")", "password.special"
 	case commonPasswords[strings.ToLower(p)]:
-		return "is one of the most common passwords; choose one that is harder to guess"
+		return "is one of the most common passwords; choose one that is harder to guess", "password.common"
 	}
-	return ""
+	return "", ""
 }
 
 //go:embed common-passwords.txt

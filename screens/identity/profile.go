@@ -146,11 +146,11 @@ func duplicate(err error) error {
 	}
 	switch pg.ConstraintName {
 	case "app_user_username_key":
-		return &engine.Error{Code: engine.CodeConflict, Field: "username", Message: "This username is already taken.", Err: err}
+		return &engine.Error{Code: engine.CodeConflict, Field: "username", Message: "This username is already taken.", Err: err, Key: "users.usernameTaken"}
 	case "app_user_email_key":
-		return &engine.Error{Code: engine.CodeConflict, Field: "email", Message: "Another user already has this email address.", Err: err}
+		return &engine.Error{Code: engine.CodeConflict, Field: "email", Message: "Another user already has this email address.", Err: err, Key: "users.emailTaken"}
 	case "role_name_key":
-		return &engine.Error{Code: engine.CodeConflict, Field: "roleName", Message: "A role with this name already exists.", Err: err}
+		return &engine.Error{Code: engine.CodeConflict, Field: "roleName", Message: "A role with this name already exists.", Err: err, Key: "roles.nameTaken"}
 	}
 	return err
 }

@@ -84,7 +84,10 @@ func (s *Service) sendResetCode(ctx context.Context, email string) error {
 	return nil
 }
 
-var errBadResetCode = engine.Invalid("code", "The reset code is invalid or has expired.").With("auth.badResetCode")
+// errBadResetCode does not tell a wrong code from an expired one or an
+// unknown email: that would tell a stranger which emails have accounts.
+var errBadResetCode = engine.Invalid("code", "The reset code is wrong or no longer valid: check it, or request a new code (codes expire after %d minutes).",
+	int(codeTTL.Minutes())).With("reset.badCode", "minutes", int(codeTTL.Minutes()))
 
 // ResetPassword sets a new password with a code sent by ForgotPassword. The
 // newest live code of the user is tried; five wrong tries kill it. Success
@@ -96,12 +99,12 @@ func (s *Service) ResetPassword(ctx context.Context, email, code, newPassword st
 	case email == "":
 		return engine.Invalid("email", "Email is required.")
 	case code == "":
-		return engine.Invalid("code", "Reset code is required.")
+		return engine.Invalid("code", "Reset code is required.").With("reset.codeRequired")
 	case newPassword == "":
-		return engine.Invalid("newPassword", "New password is required.")
+		return engine.Invalid("newPassword", "New password is required.").With("reset.passwordRequired")
 	}
-	if msg := ValidatePassword(newPassword); msg != "" {
-		return engine.Invalid("newPassword", "New password %s.", msg)
+	if e := PasswordError("newPassword", "New password", newPassword); e != nil {
+		return e
 	}
 	try, err := s.codeTry(ctx, "reset", email, from.IP)
 	if err != nil {

@@ -84,7 +84,7 @@ func getRole(ctx context.Context, q querier, id int64, lock bool) (*Role, error)
 	var r Role
 	err := q.QueryRow(ctx, query, id).Scan(&r.ID, &r.RoleName, &r.Description, &r.IsAdmin, &r.CreatedOn, &r.CreatedBy, &r.Version)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, engine.NotFound("Role %d not found.", id)
+		return nil, engine.NotFound("Role %d not found.", id).With("roles.notFound", "id", id)
 	}
 	return &r, err
 }
@@ -149,14 +149,14 @@ func (s *Service) DeleteRole(ctx context.Context, id int64) error {
 			return err
 		}
 		if before.IsAdmin {
-			return engine.Conflict("The Administrator role cannot be deleted.")
+			return engine.Conflict("The Administrator role cannot be deleted.").With("roles.adminDelete")
 		}
 		var holders int
 		if err := tx.QueryRow(ctx, `select count(*) from user_role where role_id = $1`, id).Scan(&holders); err != nil {
 			return err
 		}
 		if holders > 0 {
-			return engine.Conflict("The role is assigned to %d user(s); remove it from them first.", holders)
+			return engine.Conflict("The role is assigned to %d user(s); remove it from them first.", holders).With("roles.inUse", "count", holders)
 		}
 		screens, err := roleScreenIDs(ctx, tx, id)
 		if err != nil {
@@ -206,7 +206,7 @@ func (s *Service) SetRoleScreens(ctx context.Context, id int64, screenIDs []int)
 			return err
 		}
 		if r.IsAdmin {
-			return engine.Invalid("screenIds", "The Administrator role always grants every screen.")
+			return engine.Invalid("screenIds", "The Administrator role always grants every screen.").With("roles.adminScreens")
 		}
 		if err := mayGrantScreens(ctx, tx, id, screenIDs); err != nil {
 			return err

@@ -99,7 +99,7 @@ func (s *Service) getUser(ctx context.Context, q querier, id int64, lock bool) (
 	}
 	u, err := scanUser(q.QueryRow(ctx, query, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, engine.NotFound("User %d not found.", id)
+		return nil, engine.NotFound("User %d not found.", id).With("users.notFound", "id", id)
 	}
 	return u, err
 }
@@ -122,15 +122,15 @@ func (in *UserInput) clean(creating bool, today time.Time) (*time.Time, error) {
 		if in.Password == "" {
 			return nil, engine.Invalid("password", "Password is required.")
 		}
-		if msg := ValidatePassword(in.Password); msg != "" {
-			return nil, engine.Invalid("password", "Password %s.", msg)
+		if e := PasswordError("password", "Password", in.Password); e != nil {
+			return nil, e
 		}
 	} else if in.ChangePassword {
 		if in.NewPassword == "" {
 			return nil, engine.Invalid("newPassword", "New password is required.")
 		}
-		if msg := ValidatePassword(in.NewPassword); msg != "" {
-			return nil, engine.Invalid("newPassword", "New password %s.", msg)
+		if e := PasswordError("newPassword", "New password", in.NewPassword); e != nil {
+			return nil, e
 		}
 	}
 	if in.TwoFactorType < 0 || in.TwoFactorType > 2 {
@@ -328,7 +328,7 @@ func (s *Service) keepAnAdmin(ctx context.Context, tx pgx.Tx) error {
 		return err
 	}
 	if admins == 0 {
-		return engine.Conflict("At least one active user must keep the Administrator role.")
+		return engine.Conflict("At least one active user must keep the Administrator role.").With("users.lastAdmin")
 	}
 	return nil
 }

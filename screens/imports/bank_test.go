@@ -147,7 +147,7 @@ func TestBankEditsKeepOverridesPerField(t *testing.T) {
 	for _, tt := range []struct{ field, value string }{{"AmountUsd", "1234.567"}, {"ExchangeRate", "0.123456789"}} {
 		_, err := d.edit(t, tt.field, tt.value)
 		var e *engine.Error
-		if !errors.As(err, &e) || e.Code != engine.CodeInvalid || e.Field != tt.field || e.Key != "grid.invalid.tooManyDecimals" {
+		if !errors.As(err, &e) || e.Code != engine.CodeInvalid || e.Field != tt.field || e.Key != "field.decimals" {
 			t.Errorf("%s %s: %v", tt.field, tt.value, err)
 		}
 	}

@@ -25,22 +25,26 @@ import (
 
 // File is an import as the API shows it.
 type File struct {
-	ImportID        int64      `json:"importId"`
-	Kind            Kind       `json:"kind"`
-	FileName        string     `json:"fileName"`
-	Format          string     `json:"format"`
-	Layout          string     `json:"layout"`
-	Status          string     `json:"status"` // queued, running, succeeded, failed
-	RowsRead        int        `json:"rowsRead"`
-	RowsLoaded      int        `json:"rowsLoaded"`
-	RowsOverlap     int        `json:"rowsOverlap"` // rows already present (same natural key), not loaded again
-	Error           *string    `json:"error"`
-	RowErrors       []RowError `json:"rowErrors"`
-	ExtractionLogID *int64     `json:"extractionLogId"`
-	CreatedOn       time.Time  `json:"createdOn"`
-	CreatedBy       string     `json:"createdBy"`
-	StartedOn       *time.Time `json:"startedOn"`
-	FinishedOn      *time.Time `json:"finishedOn"`
+	ImportID    int64   `json:"importId"`
+	Kind        Kind    `json:"kind"`
+	FileName    string  `json:"fileName"`
+	Format      string  `json:"format"`
+	Layout      string  `json:"layout"`
+	Status      string  `json:"status"` // queued, running, succeeded, failed
+	RowsRead    int     `json:"rowsRead"`
+	RowsLoaded  int     `json:"rowsLoaded"`
+	RowsOverlap int     `json:"rowsOverlap"` // rows already present (same natural key), not loaded again
+	Error       *string `json:"error"`
+	// ErrorCode and ErrorParams: the message code of Error and its
+	// parameters, for the UI to show it in the reader's language.
+	ErrorCode       *string        `json:"errorCode,omitempty"`
+	ErrorParams     map[string]any `json:"errorParams,omitempty"`
+	RowErrors       []RowError     `json:"rowErrors"`
+	ExtractionLogID *int64         `json:"extractionLogId"`
+	CreatedOn       time.Time      `json:"createdOn"`
+	CreatedBy       string         `json:"createdBy"`
+	StartedOn       *time.Time     `json:"startedOn"`
+	FinishedOn      *time.Time     `json:"finishedOn"`
 }
 
 // Layout is a file layout the server knows, for the import screen.
@@ -125,18 +129,70 @@ func (s *Service) Submit(ctx context.Context, u Upload) (*File, error) {
 // tells of every file that was sent, not only of those that were loaded.
 func (s *Service) logRefusal(ctx context.Context, u Upload, refusal error) {
 	var e *engine.Error
-	if !u.Kind.Valid() || !errors.As(refusal, &e) || e.Code != engine.CodeInvalid && e.Code != engine.CodeTooLarge {
-		return // no module to log under, or not the file's fault (a duplicate, the database)
+	if !u.Kind.Valid() || !errors.As(refusal, &e) ||
+		e.Code != engine.CodeInvalid && e.Code != engine.CodeTooLarge && e.Key != "import.duplicate" {
+		return // no module to log under, or not the file's fault (the database)
 	}
 	name := strings.TrimSpace(u.FileName)
 	if name == "" {
 		name = "(no name)"
 	}
-	if _, err := s.pool.Exec(context.WithoutCancel(ctx), `insert into extraction_log (module, description, status, error_description, created_by)
-		values ($1, $2, 'Failed', $3, $4)`, targets[u.Kind].module, fmt.Sprintf("%.200s: refused at upload, nothing loaded", name), e.Message,
+	name = fmt.Sprintf("%.200s", name)
+	desc := logText{Text: name + ": refused at upload, nothing loaded", Code: "log.refused", Params: map[string]any{"file": name}}
+	if _, err := insertLog(context.WithoutCancel(ctx), s.pool, targets[u.Kind].module, "Failed", desc, errorText(e),
 		engine.ActorFrom(ctx).Username); err != nil {
 		s.log.Error("extraction log", "err", err)
 	}
+}
+
+// logText is a stored message: its English text and the code and parameters
+// the UI shows it from in the reader's language (serverMessages.<code>).
+type logText struct {
+	Text   string
+	Code   string
+	Params map[string]any
+}
+
+// errorText is the stored form of an error: a typed error's message with
+// its code, anything else as plain text.
+func errorText(err error) *logText {
+	if err == nil {
+		return nil
+	}
+	var e *engine.Error
+	if errors.As(err, &e) {
+		return &logText{Text: e.Message, Code: e.Key, Params: e.Params}
+	}
+	return &logText{Text: err.Error()}
+}
+
+// parts are the columns of a stored text: text, code, params (nil when unset).
+func (t *logText) parts() (text, code, params any) {
+	if t == nil {
+		return nil, nil, nil
+	}
+	text = t.Text
+	if t.Code != "" {
+		code = t.Code
+	}
+	if len(t.Params) > 0 {
+		b, _ := json.Marshal(t.Params)
+		params = string(b)
+	}
+	return text, code, params
+}
+
+// insertLog writes one extraction-log row with its texts' codes.
+func insertLog(ctx context.Context, db interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, module, status string, desc logText, failure *logText, actor string) (int64, error) {
+	_, dCode, dParams := desc.parts()
+	eText, eCode, eParams := failure.parts()
+	var id int64
+	err := db.QueryRow(ctx, `insert into extraction_log (module, description, description_code, description_params, status,
+		error_description, error_code, error_params, created_by) values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning id`,
+		module, desc.Text, dCode, dParams, status, eText, eCode, eParams, actor).Scan(&id)
+	return id, err
 }
 
 // ImportNow checks, stores and loads an upload in the calling goroutine, with
@@ -154,14 +210,14 @@ func (s *Service) ImportNow(ctx context.Context, u Upload) (*File, error) {
 
 func (s *Service) submit(ctx context.Context, u Upload, enqueue bool) (*File, error) {
 	if !u.Kind.Valid() {
-		return nil, engine.Invalid("kind", "kind must be bank, transaction, settlement or ticket, got %q.", u.Kind)
+		return nil, engine.Invalid("kind", "kind must be bank, transaction, settlement or ticket, got %q.", u.Kind).With("import.kind", "kind", string(u.Kind))
 	}
 	name := strings.TrimSpace(u.FileName)
 	if name == "" || len(name) > 255 || strings.ContainsAny(name, "/\\\x00") {
-		return nil, engine.Invalid("file", "The file needs a plain name of at most 255 characters.")
+		return nil, engine.Invalid("file", "The file needs a plain name of at most 255 characters.").With("import.fileName")
 	}
 	if len(u.Content) == 0 {
-		return nil, engine.Invalid("file", "%s is empty.", name)
+		return nil, engine.Invalid("file", "%s is empty.", name).With("import.empty", "file", name)
 	}
 	if int64(len(u.Content)) > s.limits.MaxBytes {
 		return nil, &engine.Error{Code: engine.CodeTooLarge, Field: "file", Message: fmt.Sprintf("%s is larger than the %d MB limit.", name, s.limits.MaxBytes>>20)}
@@ -174,22 +230,22 @@ func (s *Service) submit(ctx context.Context, u Upload, enqueue bool) (*File, er
 	if u.Format != "" { // the caller says what the file is: it must be that
 		want := strings.ToLower(strings.TrimSpace(u.Format))
 		if !slices.Contains(Formats(u.Kind), want) {
-			return nil, engine.Invalid("format", "format must be one of %s for %s files, got %q.", strings.Join(Formats(u.Kind), ", "), u.Kind, u.Format)
+			return nil, engine.Invalid("format", "format must be one of %s for %s files, got %q.", strings.Join(Formats(u.Kind), ", "), u.Kind, u.Format).With("import.format", "formats", strings.Join(Formats(u.Kind), ", "), "kind", string(u.Kind), "format", u.Format)
 		}
 		if want != format {
-			return nil, engine.Invalid("format", "%s is a %s file, not %s as the format field says.", name, format, want)
+			return nil, engine.Invalid("format", "%s is a %s file, not %s as the format field says.", name, format, want).With("import.formatMismatch", "file", name, "format", format, "want", want)
 		}
 	}
 	var d *Descriptor
 	if u.Layout != "" {
 		if d = s.descriptors[u.Layout]; d == nil {
-			return nil, engine.Invalid("layout", "Unknown layout %q.", u.Layout)
+			return nil, engine.Invalid("layout", "Unknown layout %q.", u.Layout).With("import.unknownLayout", "layout", u.Layout)
 		}
 		if d.Kind != u.Kind {
-			return nil, engine.Invalid("layout", "The layout %s is for %s files, not %s files.", d.Name, d.Kind, u.Kind)
+			return nil, engine.Invalid("layout", "The layout %s is for %s files, not %s files.", d.Name, d.Kind, u.Kind).With("import.layoutKind", "layout", d.Name, "layoutKind", string(d.Kind), "kind", string(u.Kind))
 		}
 		if d.Format != format {
-			return nil, engine.Invalid("file", "%s is a %s file, but the layout %s reads %s.", name, format, d.Name, d.Format)
+			return nil, engine.Invalid("file", "%s is a %s file, but the layout %s reads %s.", name, format, d.Name, d.Format).With("import.layoutFormat", "file", name, "format", format, "layout", d.Name, "layoutFormat", d.Format)
 		}
 	} else if d, err = DefaultDescriptor(u.Kind, format); err != nil {
 		return nil, err
@@ -243,17 +299,18 @@ func duplicateOf(ctx context.Context, tx pgx.Tx, kind Kind, hash string) error {
 		return nil
 	}
 	return engine.Conflict("This file was already imported on %s as import #%d (%s); importing the same content again would add nothing.",
-		when.UTC().Format("2006-01-02 15:04 UTC"), id, name)
+		when.UTC().Format("2006-01-02 15:04 UTC"), id, name).
+		With("import.duplicate", "when", when.UTC().Format(time.RFC3339), "id", id, "file", name)
 }
 
 const fileColumns = `id, kind, file_name, format, descriptor, status, rows_read, rows_loaded, rows_overlap, error, row_errors,
-	extraction_log_id, created_on, created_by, started_on, finished_on`
+	extraction_log_id, created_on, created_by, started_on, finished_on, error_code, error_params`
 
 func scanFile(row pgx.Row) (*File, error) {
 	var f File
 	var rowErrors []byte
 	err := row.Scan(&f.ImportID, &f.Kind, &f.FileName, &f.Format, &f.Layout, &f.Status, &f.RowsRead, &f.RowsLoaded, &f.RowsOverlap,
-		&f.Error, &rowErrors, &f.ExtractionLogID, &f.CreatedOn, &f.CreatedBy, &f.StartedOn, &f.FinishedOn)
+		&f.Error, &rowErrors, &f.ExtractionLogID, &f.CreatedOn, &f.CreatedBy, &f.StartedOn, &f.FinishedOn, &f.ErrorCode, &f.ErrorParams)
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +324,7 @@ func scanFile(row pgx.Row) (*File, error) {
 func (s *Service) Get(ctx context.Context, id int64) (*File, error) {
 	f, err := scanFile(s.pool.QueryRow(ctx, `select `+fileColumns+` from import_file where id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, engine.NotFound("Import %d not found.", id)
+		return nil, engine.NotFound("Import %d not found.", id).With("import.notFound", "id", id)
 	}
 	return f, err
 }
@@ -371,7 +428,8 @@ func (s *Service) run(ctx context.Context, id int64, content []byte) error {
 	}
 	d := s.descriptors[layout]
 	if d == nil {
-		return s.finish(ctx, id, kind, name, actor, nil, 0, 0, engine.Invalid("layout", "%s: the layout %s no longer exists on the server.", name, layout))
+		return s.finish(ctx, id, kind, name, actor, nil, 0, 0, engine.Invalid("layout", "%s: the layout %s no longer exists on the server.", name, layout).
+			With("import.layoutGone", "file", name, "layout", layout))
 	}
 	t := targets[kind]
 	var sum Summary
@@ -472,7 +530,7 @@ func (s *Service) run(ctx context.Context, id int64, content []byte) error {
 			return errRowErrors
 		}
 		if sum.RowsEmitted == 0 {
-			return engine.Invalid("file", "%s holds no data rows.", name)
+			return engine.Invalid("file", "%s holds no data rows.", name).With("import.noRows", "file", name)
 		}
 		s.log.Info("import loaded", "import", id, "rows", loaded, "overlap", staged-loaded, "took", time.Since(start))
 		if kind == Bank {
@@ -494,11 +552,12 @@ func (s *Service) run(ctx context.Context, id int64, content []byte) error {
 			rows = "1 row is"
 		}
 		err = engine.Invalid("file", "%s: %s invalid, so nothing was loaded. The first: line %d, column %d: %s",
-			name, rows, first.Line, first.Column, first.Message)
+			name, rows, first.Line, first.Column, first.Message).
+			With("import.badRows", "file", name, "count", sum.BadRows, "line", first.Line, "column", first.Column, "message", first.Message)
 	case err != nil && engine.ErrorCode(err) != engine.CodeInvalid:
 		var pe *engine.Error
 		if errors.As(engine.TranslatePG(err), &pe) && pe.Code != engine.CodeInternal {
-			err = engine.Invalid("file", "%s could not be loaded: %s", name, pe.Message)
+			err = engine.Invalid("file", "%s could not be loaded: %s", name, pe.Message).With("import.notLoaded", "file", name, "detail", pe.Message)
 		} else if ctx.Err() == nil {
 			s.log.Error("import failed", "import", id, "err", err)
 			s.pool.Exec(context.WithoutCancel(ctx), `update import_file set status = 'queued' where id = $1`, id)
@@ -515,45 +574,41 @@ var errRowErrors = errors.New("rows with errors")
 func (s *Service) finish(ctx context.Context, id int64, kind Kind, name, actor string, sum *Summary, loaded, overlap int, failure error) error {
 	ctx = context.WithoutCancel(ctx)
 	status, logStatus := "succeeded", "Success"
-	var errText *string
 	var rowErrors []byte
 	read := 0
+	repeated := 0
 	if sum != nil {
-		read = sum.RowsRead
+		read, repeated = sum.RowsRead, sum.Repeated
 		if len(sum.Errors) > 0 {
 			rowErrors, _ = json.Marshal(sum.Errors)
 		}
 	}
-	description := fmt.Sprintf("%s: %d rows read, %d loaded", name, read, loaded)
-	repeated := 0
-	if sum != nil {
-		repeated = sum.Repeated
-	}
+	params := map[string]any{"file": name, "read": read, "loaded": loaded}
+	desc := logText{Text: fmt.Sprintf("%s: %d rows read, %d loaded", name, read, loaded), Code: "log.loaded", Params: params}
 	if repeated > 0 {
-		description += fmt.Sprintf(", %d repeated within the file (same identifying fields, loaded once)", repeated)
+		desc.Text += fmt.Sprintf(", %d repeated within the file (same identifying fields, loaded once)", repeated)
+		desc.Code, params["repeated"] = "log.loadedRepeated", repeated
 	}
 	if overlap-repeated > 0 {
-		description += fmt.Sprintf(", %d already present from earlier files", overlap-repeated)
+		desc.Text += fmt.Sprintf(", %d already present from earlier files", overlap-repeated)
+		params["overlap"] = overlap - repeated
+		desc.Code = map[bool]string{false: "log.loadedOverlap", true: "log.loadedRepeatedOverlap"}[repeated > 0]
 	}
+	failed := errorText(failure)
 	if failure != nil {
 		status, logStatus, loaded = "failed", "Failed", 0
-		msg := failure.Error()
-		var pe *engine.Error
-		if errors.As(failure, &pe) {
-			msg = pe.Message
-		}
-		errText = &msg
-		description = fmt.Sprintf("%s: %d rows read, nothing loaded", name, read)
+		desc = logText{Text: fmt.Sprintf("%s: %d rows read, nothing loaded", name, read), Code: "log.failed",
+			Params: map[string]any{"file": name, "read": read}}
 	}
+	errText, errCode, errParams := failed.parts()
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var logID int64
-		if err := tx.QueryRow(ctx, `insert into extraction_log (module, description, status, error_description, created_by) values ($1, $2, $3, $4, $5) returning id`,
-			targets[kind].module, description, logStatus, errText, actor).Scan(&logID); err != nil {
+		logID, err := insertLog(ctx, tx, targets[kind].module, logStatus, desc, failed, actor)
+		if err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `update import_file set status = $2, rows_read = $3, rows_loaded = $4, rows_overlap = $5, error = $6, row_errors = $7,
-			extraction_log_id = $8, finished_on = $9, content = null where id = $1`,
-			id, status, read, loaded, overlap, errText, rowErrors, logID, s.now())
+		_, err = tx.Exec(ctx, `update import_file set status = $2, rows_read = $3, rows_loaded = $4, rows_overlap = $5, error = $6, row_errors = $7,
+			extraction_log_id = $8, finished_on = $9, content = null, error_code = $10, error_params = $11 where id = $1`,
+			id, status, read, loaded, overlap, errText, rowErrors, logID, s.now(), errCode, errParams)
 		return err
 	})
 }
@@ -658,7 +713,8 @@ func (s *Service) giveUp(ctx context.Context, id int64, tries int, cause error) 
 		return err
 	}
 	return s.finish(ctx, id, kind, name, actor, nil, 0, 0,
-		engine.Unavailable("%s could not be loaded after %d tries: %s. Nothing was loaded; upload it again.", name, tries, engine.MessageOf(cause)))
+		engine.Unavailable("%s could not be loaded after %d tries: %s. Nothing was loaded; upload it again.", name, tries, engine.MessageOf(cause)).
+			With("import.gaveUp", "file", name, "tries", tries, "detail", engine.MessageOf(cause)))
 }
 
 // RescueStuckJobsAfter is when the job queue takes a job whose worker went
@@ -673,6 +729,8 @@ const ImportTimeout = 8 * time.Minute
 
 // Timeout of one try.
 func (w *ImportWorker) Timeout(*river.Job[ImportArgs]) time.Duration { return ImportTimeout }
+
+var reprocessText = logText{Text: "Reprocessing of all bank bookings", Code: "log.reprocessed"}
 
 // ReprocessArgs is the job that processes every bank booking again.
 type ReprocessArgs struct{}
@@ -697,7 +755,7 @@ func (w *ReprocessWorker) Work(ctx context.Context, job *river.Job[ReprocessArgs
 		if err := ProcessBank(ctx, tx, nil); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `insert into extraction_log (module, description, status, created_by) values ('Bank', 'Reprocessing of all bank bookings', 'Success', 'system')`)
+		_, err := insertLog(ctx, tx, "Bank", "Success", reprocessText, nil, "system")
 		return err
 	})
 	if err == nil {
@@ -706,8 +764,8 @@ func (w *ReprocessWorker) Work(ctx context.Context, job *river.Job[ReprocessArgs
 	}
 	w.Log.Error("bank reprocessing failed", "attempt", job.Attempt, "of", job.MaxAttempts, "err", err)
 	if job.Attempt >= job.MaxAttempts { // no more tries: say so where people look
-		if _, logErr := w.Pool.Exec(context.WithoutCancel(ctx), `insert into extraction_log (module, description, status, error_description, created_by)
-			values ('Bank', 'Reprocessing of all bank bookings', 'Failed', $1, 'system')`, engine.MessageOf(err)); logErr != nil {
+		failure := errorText(engine.TranslatePG(err))
+		if _, logErr := insertLog(context.WithoutCancel(ctx), w.Pool, "Bank", "Failed", reprocessText, failure, "system"); logErr != nil {
 			w.Log.Error("extraction log", "err", logErr)
 		}
 	}

@@ -3,11 +3,13 @@ package imports
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -142,6 +144,24 @@ func TestSameFileTwice(t *testing.T) {
 	_, err := l.s.Submit(l.ctx, Upload{Kind: Bank, FileName: "again.csv", Content: content})
 	if engine.ErrorCode(err) != engine.CodeConflict || !strings.Contains(err.Error(), "already imported") {
 		t.Fatalf("second upload: %v", err)
+	}
+	// The refusal has a message code whose time parameter the UI shows in
+	// the reader's format, and its extraction-log row keeps both codes.
+	var e *engine.Error
+	if !errors.As(err, &e) || e.Key != "import.duplicate" || e.Params["file"] != "bank.csv" {
+		t.Fatalf("refusal code %q %v", e.Key, e.Params)
+	}
+	if _, perr := time.Parse(time.RFC3339, fmt.Sprint(e.Params["when"])); perr != nil {
+		t.Errorf("when %v: %v", e.Params["when"], perr)
+	}
+	if n := l.count(t, `select count(*) from extraction_log where module = 'Bank' and status = 'Failed'
+		and description = 'again.csv: refused at upload, nothing loaded' and description_code = 'log.refused'
+		and description_params->>'file' = 'again.csv' and error_code = 'import.duplicate' and error_params->>'file' = 'bank.csv'`); n != 1 {
+		t.Errorf("%d extraction-log rows for the refused duplicate, want 1", n)
+	}
+	if n := l.count(t, `select count(*) from extraction_log where module = 'Bank' and status = 'Success' and description_code = 'log.loaded'
+		and (description_params->>'loaded')::int > 0 and description_params->>'file' = 'bank.csv'`); n != 1 {
+		t.Errorf("%d coded extraction-log rows for the load, want 1", n)
 	}
 	// The same content as another kind is another import (and here the wrong kind).
 	if _, err := l.s.Submit(l.ctx, Upload{Kind: Ticket, FileName: "bank.csv", Content: content}); err != nil {

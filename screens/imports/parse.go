@@ -76,6 +76,10 @@ type RowError struct {
 	Column  int    `json:"column"`
 	Field   string `json:"field,omitempty"`
 	Message string `json:"message"`
+	// Code and Params: the message code of Message and its parameters, for
+	// the UI to show it in the reader's language (empty: Message only).
+	Code   string         `json:"code,omitempty"`
+	Params map[string]any `json:"params,omitempty"`
 }
 
 // String formats the error for a log or a plain-text report.
@@ -279,13 +283,23 @@ func byteSize(n int64) string {
 
 // rowError records a problem with one row and keeps parsing.
 func (p *parser) rowError(line, col int, field, format string, args ...any) {
+	p.addRowError(RowError{Line: line, Column: col, Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+// codedRowError is rowError with the message code and parameters of its text.
+func (p *parser) codedRowError(line, col int, field, code string, params map[string]any, format string, args ...any) {
+	p.addRowError(RowError{Line: line, Column: col, Field: field, Message: fmt.Sprintf(format, args...), Code: code, Params: params})
+}
+
+func (p *parser) addRowError(e RowError) {
+	line := e.Line
 	p.sum.ErrorCount++
 	if line != p.lastBadLine || p.sum.BadRows == 0 {
 		p.sum.BadRows++
 		p.lastBadLine = line
 	}
 	if len(p.sum.Errors) < MaxRowErrors {
-		p.sum.Errors = append(p.sum.Errors, RowError{Line: line, Column: col, Field: field, Message: fmt.Sprintf(format, args...)})
+		p.sum.Errors = append(p.sum.Errors, e)
 	}
 }
 
@@ -307,13 +321,14 @@ func (p *parser) finish(line int, values []any, bad bool, cols []int) error {
 		}
 		if values[i] != nil {
 			if f.Type == TypeDecimal {
-				v, msg := money(values[i].(string))
+				v, code, msg := money(values[i].(string))
 				if msg != "" {
 					col := 0
 					if cols != nil {
 						col = cols[i]
 					}
-					p.rowError(line, col, f.Name, "%s: %s %s", f.Name, quote(values[i].(string)), msg)
+					p.codedRowError(line, col, f.Name, code, map[string]any{"field": f.Name, "value": quote(values[i].(string))},
+						"%s: %s %s", f.Name, quote(values[i].(string)), msg)
 					values[i], bad = nil, true
 					continue
 				}
@@ -330,7 +345,7 @@ func (p *parser) finish(line int, values []any, bad bool, cols []int) error {
 			if cols != nil {
 				col = cols[i]
 			}
-			p.rowError(line, col, f.Name, "%s is required but empty", f.Name)
+			p.codedRowError(line, col, f.Name, "import.row.required", map[string]any{"field": f.Name}, "%s is required but empty", f.Name)
 			bad = true
 		}
 	}
@@ -350,45 +365,66 @@ func (p *parser) finish(line int, values []any, bad bool, cols []int) error {
 	return nil
 }
 
+// problem is what is wrong with one value: the English message and its
+// message code with parameters (RowError.Code, .Params).
+type problem struct {
+	Msg    string
+	Code   string
+	Params map[string]any
+}
+
+func valueProblem(code string, params map[string]any, format string, args ...any) *problem {
+	return &problem{Msg: fmt.Sprintf(format, args...), Code: code, Params: params}
+}
+
+// rowProblem records p as a row error of field at line and col.
+func (p *parser) rowProblem(line, col int, field string, pr *problem) {
+	p.codedRowError(line, col, field, pr.Code, pr.Params, "%s", pr.Msg)
+}
+
 // convert turns one source value into the typed value of field i, per the
-// descriptor's formats. An empty value is nil. The second result is an error
-// message for the user, empty when the value is good.
-func (c *compiled) convert(i int, s string) (any, string) {
+// descriptor's formats. An empty value is nil. The second result says what
+// is wrong for the user, nil when the value is good.
+func (c *compiled) convert(i int, s string) (any, *problem) {
 	if c.trim {
 		s = trimSpace(s)
 	}
 	if s == "" {
-		return nil, ""
+		return nil, nil
 	}
 	f := c.fields[i]
+	params := map[string]any{"field": f.Name, "value": quote(s)}
 	switch f.Type {
 	case TypeText:
 		if len(s) > maxTextBytes {
-			return nil, fmt.Sprintf("%s is longer than %d characters", f.Name, maxTextBytes)
+			params["max"] = maxTextBytes
+			return nil, valueProblem("import.row.tooLong", params, "%s is longer than %d characters", f.Name, maxTextBytes)
 		}
-		return s, ""
+		return s, nil
 	case TypeDate:
 		if t, ok := c.date.parse(s); ok {
-			return t, ""
+			return t, nil
 		}
-		return nil, fmt.Sprintf("%s: %s is not a date in the format %s", f.Name, quote(s), c.date.src)
+		params["format"] = c.date.src
+		return nil, valueProblem("import.row.date", params, "%s: %s is not a date in the format %s", f.Name, quote(s), c.date.src)
 	case TypeDecimal:
 		if v, ok := parseDecimal(s, c.dec, c.th); ok {
-			return v, ""
+			return v, nil
 		}
-		return nil, fmt.Sprintf("%s: %s is not an amount with decimal separator %q%s", f.Name, quote(s), c.dec, thousandsNote(c.th))
+		params["separator"] = string(c.dec)
+		return nil, valueProblem("import.row.amount", params, "%s: %s is not an amount with decimal separator %q%s", f.Name, quote(s), c.dec, thousandsNote(c.th))
 	case TypeCurrency:
 		if v, ok := checkCurrency(s); ok {
-			return v, ""
+			return v, nil
 		}
-		return nil, fmt.Sprintf("%s: %s is not a three-letter currency code", f.Name, quote(s))
+		return nil, valueProblem("import.row.currency", params, "%s: %s is not a three-letter currency code", f.Name, quote(s))
 	case TypeTicket:
 		if v, ok := checkTicket(s); ok {
-			return v, ""
+			return v, nil
 		}
-		return nil, fmt.Sprintf("%s: %s is not a ticket number of exactly 13 digits", f.Name, quote(s))
+		return nil, valueProblem("import.row.ticket", params, "%s: %s is not a ticket number of exactly 13 digits", f.Name, quote(s))
 	}
-	return s, ""
+	return s, nil
 }
 
 // Amounts are stored as numeric(20, 2): to the cent, 18 digits before the point.
@@ -401,19 +437,19 @@ const (
 // columns: more decimals than cents are refused rather than rounded away,
 // unless they are zeros ("12.3400" is 12.34); a number too large for the
 // column is refused here, with its line and column, not by the database.
-func money(v string) (string, string) {
+func money(v string) (value, code, msg string) {
 	digits := strings.TrimPrefix(v, "-")
 	intPart, frac, _ := strings.Cut(digits, ".")
 	if len(intPart) > moneyIntDigits {
-		return "", fmt.Sprintf("is too large (more than %d digits before the decimal point)", moneyIntDigits)
+		return "", "import.row.tooLarge", fmt.Sprintf("is too large (more than %d digits before the decimal point)", moneyIntDigits)
 	}
 	if len(frac) > moneyFracDigits {
 		if strings.Trim(frac[moneyFracDigits:], "0") != "" {
-			return "", fmt.Sprintf("has more than %d decimals; amounts are kept to the cent and never rounded on import", moneyFracDigits)
+			return "", "import.row.decimals", fmt.Sprintf("has more than %d decimals; amounts are kept to the cent and never rounded on import", moneyFracDigits)
 		}
 		v = strings.TrimSuffix(v[:len(v)-(len(frac)-moneyFracDigits)], ".")
 	}
-	return v, ""
+	return v, "", ""
 }
 
 // maxTextBytes bounds one text value; bank texts are a few hundred bytes.

@@ -1,6 +1,7 @@
 package imports
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -191,13 +192,15 @@ func TestParseDebitCredit(t *testing.T) {
 func TestMoneyAmounts(t *testing.T) {
 	for in, want := range map[string]string{"12.34": "12.34", "12.3400": "12.34", "-0.10": "-0.10", "7": "7", "5.000": "5.00",
 		"999999999999999999.99": "999999999999999999.99"} {
-		if got, msg := money(in); got != want || msg != "" {
+		if got, _, msg := money(in); got != want || msg != "" {
 			t.Errorf("money(%q) = %q %q, want %q", in, got, msg, want)
 		}
 	}
 	for _, in := range []string{"12.345", "0.001", "-1.005", "1234567890123456789"} {
-		if _, msg := money(in); msg == "" {
+		if _, code, msg := money(in); msg == "" {
 			t.Errorf("money(%q) accepted", in)
+		} else if code == "" {
+			t.Errorf("money(%q) refused without a message code", in)
 		}
 	}
 	d := defaultDescriptor(t, Transaction, FormatCSV)
@@ -225,5 +228,33 @@ func TestMoneyAmounts(t *testing.T) {
 		if got := sum.Errors[i].String(); got != w {
 			t.Errorf("error %d:\n got %s\nwant %s", i, got, w)
 		}
+	}
+}
+
+// Row errors carry a message code and parameters beside the English text,
+// so the UI shows them in the reader's language.
+func TestRowErrorsHaveCodes(t *testing.T) {
+	d := defaultDescriptor(t, Transaction, FormatCSV)
+	file := "ClientUniqueID,ProcessingDate,ProviderActor,AcquiringBank,PaymentMethod,Currency,TransactionAmount,TransactionType\n" +
+		"1251234567890,02/11/2026,Nuvei,,Visa,SEK,12.00,Sale\n" +
+		"1251234567891,2026-11-02,Nuvei,,Visa,SEKK,12.345,Sale\n" +
+		"1251234567892,2026-11-02,,,Visa,SEK,x,Sale\n"
+	_, sum, err := parseBytes(t, d, "t.csv", []byte(file), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range sum.Errors {
+		got = append(got, fmt.Sprintf("%d %s %v %v", e.Line, e.Code, e.Params["field"], e.Params["value"]))
+	}
+	want := []string{
+		`2 import.row.date ProcessingDate "02/11/2026"`,
+		`3 import.row.currency Currency "SEKK"`,
+		`3 import.row.decimals TransactionAmount "12.345"`,
+		`4 import.row.amount TransactionAmount "x"`,
+		`4 import.row.required ProviderActor <nil>`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("row errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

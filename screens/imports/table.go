@@ -17,7 +17,7 @@ type records interface {
 
 // cellFunc converts the raw value of field i; CSV uses compiled.convert, XLSX
 // adds its spreadsheet fallbacks.
-type cellFunc func(i int, raw string) (any, string)
+type cellFunc func(i int, raw string) (any, *problem)
 
 // table reads a header (unless the layout has none), maps it onto the
 // kind's fields and converts every data row.
@@ -89,18 +89,18 @@ func (p *parser) table(src records, cell cellFunc) error {
 			if ci < 0 || ci >= len(rec) {
 				continue
 			}
-			v, msg := cell(i, rec[ci])
-			if msg != "" {
-				p.rowError(line, ci+1, c.fields[i].Name, "%s", msg)
+			v, pr := cell(i, rec[ci])
+			if pr != nil {
+				p.rowProblem(line, ci+1, c.fields[i].Name, pr)
 				values[i], bad = failed, true
 				continue
 			}
 			values[i] = v
 		}
 		if c.dc != nil {
-			v, col, msg := c.dc.amount(rec, dcCols, cell)
-			if msg != "" {
-				p.rowError(line, col, c.fields[c.dc.field].Name, "%s", msg)
+			v, col, pr := c.dc.amount(rec, dcCols, cell)
+			if pr != nil {
+				p.rowProblem(line, col, c.fields[c.dc.field].Name, pr)
 				v, bad = failed, true
 			}
 			values[c.dc.field] = v
@@ -139,16 +139,16 @@ func (p *parser) table(src records, cell cellFunc) error {
 // columns: a debit is negative, a credit positive; an empty or zero column
 // is the other one's turn; both holding an amount is an error (reported at
 // the returned column), as is a malformed number.
-func (dc *debitCredit) amount(rec []string, at [2]int, cell cellFunc) (any, int, string) {
+func (dc *debitCredit) amount(rec []string, at [2]int, cell cellFunc) (any, int, *problem) {
 	var amounts [2]string
 	zero := false
 	for k, ci := range at {
 		if ci < 0 || ci >= len(rec) {
 			continue
 		}
-		v, msg := cell(dc.field, rec[ci])
-		if msg != "" {
-			return nil, ci + 1, msg
+		v, pr := cell(dc.field, rec[ci])
+		if pr != nil {
+			return nil, ci + 1, pr
 		}
 		if v == nil {
 			continue
@@ -162,16 +162,17 @@ func (dc *debitCredit) amount(rec []string, at [2]int, cell cellFunc) (any, int,
 	}
 	switch {
 	case amounts[0] != "" && amounts[1] != "":
-		return nil, at[1] + 1, fmt.Sprintf("both the debit column %s and the credit column %s hold an amount; one of them must be empty or zero",
+		return nil, at[1] + 1, valueProblem("import.row.debitCredit", map[string]any{"debit": quote(dc.source[0]), "credit": quote(dc.source[1])},
+			"both the debit column %s and the credit column %s hold an amount; one of them must be empty or zero",
 			quote(dc.source[0]), quote(dc.source[1]))
 	case amounts[0] != "":
-		return "-" + amounts[0], 0, ""
+		return "-" + amounts[0], 0, nil
 	case amounts[1] != "":
-		return amounts[1], 0, ""
+		return amounts[1], 0, nil
 	case zero:
-		return "0", 0, ""
+		return "0", 0, nil
 	}
-	return nil, 0, ""
+	return nil, 0, nil
 }
 
 func blank(rec []string) bool {

@@ -193,35 +193,36 @@ func (s *sheetRows) next() (int, []string, error) {
 // for sheets that store amounts as text.
 func (p *parser) xlsxCell(date1904 bool) cellFunc {
 	c := p.c
-	return func(i int, raw string) (any, string) {
+	return func(i int, raw string) (any, *problem) {
 		s := trimSpace(raw)
 		switch c.fields[i].Type {
 		case TypeDate:
-			v, msg := c.convert(i, s)
-			if msg == "" {
-				return v, ""
+			v, pr := c.convert(i, s)
+			if pr == nil {
+				return v, nil
 			}
 			if serial, err := strconv.ParseFloat(s, 64); err == nil && serial >= 1 && serial < 2958466 && !strings.ContainsAny(s, "eE") {
 				if t, err := excelize.ExcelDateToTime(serial, date1904); err == nil {
 					if d, ok := makeDate(t.Year(), int(t.Month()), t.Day()); ok {
-						return d, ""
+						return d, nil
 					}
 				}
 			}
-			return nil, msg + " or a spreadsheet date"
+			pr.Msg += " or a spreadsheet date"
+			return nil, pr
 		case TypeDecimal:
 			if s != "" && needsFloatRounding(s) {
 				if v, ok := parseMachineNumber(s); ok {
-					return v, ""
+					return v, nil
 				}
 			}
-			v, msg := c.convert(i, s)
-			if msg != "" {
+			v, pr := c.convert(i, s)
+			if pr != nil {
 				if v, ok := parseMachineNumber(s); ok && c.dec == ',' {
-					return v, ""
+					return v, nil
 				}
 			}
-			return v, msg
+			return v, pr
 		case TypeTicket:
 			if strings.ContainsAny(s, "eE") {
 				if f, err := strconv.ParseFloat(s, 64); err == nil && f >= 1e12 && f < 1e13 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -98,7 +99,8 @@ func (r *Runner) SyncAndWait(ctx context.Context) (*Result, int64, error) {
 			if out.Error == "" {
 				out.Error = "Exchange rates could not be synchronised: the sync job stopped."
 			}
-			return nil, id, &engine.Error{Code: engine.CodeUnavailable, Message: out.Error}
+			return nil, id, (&engine.Error{Code: engine.CodeUnavailable, Message: out.Error}).With("rates.syncFailed",
+				"detail", strings.TrimPrefix(out.Error, "Exchange rates could not be synchronised: "))
 		}
 		if time.Now().After(deadline) {
 			return nil, id, ErrStillRunning

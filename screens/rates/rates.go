@@ -55,7 +55,8 @@ type envelope struct {
 }
 
 func unavailable(format string, args ...any) error {
-	return &engine.Error{Code: engine.CodeUnavailable, Message: "Exchange rates could not be synchronised: " + fmt.Sprintf(format, args...)}
+	detail := fmt.Sprintf(format, args...)
+	return (&engine.Error{Code: engine.CodeUnavailable, Message: "Exchange rates could not be synchronised: " + detail}).With("rates.syncFailed", "detail", detail)
 }
 
 // Sync fetches the feed and stores the day's rates in one transaction. Rates

@@ -341,7 +341,9 @@ async function main() {
       const dialog = byTestId(page, 'form-dialog-exchangeRate');
       await page.locator('#root_exchangeRateOn').waitFor();
       assert((await dialog.evaluate((el) => el.offsetWidth)) === 500, 'dialog width');
-      await page.locator('#root_exchangeRateOn').fill('2026-03-04');
+      // The app's date picker reads typed text in the user's format (its placeholder).
+      const datePattern = await page.locator('#root_exchangeRateOn').getAttribute('placeholder');
+      await page.locator('#root_exchangeRateOn').fill(datePattern.replace('YYYY', '2026').replace('MM', '03').replace('DD', '04'));
       // Currency codes are letters only (a check constraint).
       const rateCode = `r${String.fromCharCode(97 + (Date.now() % 26), 97 + (Math.floor(Date.now() / 26) % 26))}`;
       await page.locator('#root_currency').fill('  Test krona ');

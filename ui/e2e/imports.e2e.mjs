@@ -138,11 +138,14 @@ async function main() {
       await clearToasts(page);
       const response = await upload(page, 'bank', bankPath);
       assert(response.status() === 409, `POST answered ${response.status()}`);
-      const message = (await response.json()).error;
+      const { error: message, code, params } = await response.json();
+      assert(code === 'import.duplicate', `code ${code}`);
       const status = await waitForStatus(page, bankName, ['duplicate', 'refused', 'succeeded', 'failed']);
       assert(status === 'duplicate', `status ${status}`);
+      // The row shows the message from its code, with the time in the user's date format.
       const outcome = await uploadRow(page, bankName).locator('[data-testid="import-outcome"]').textContent();
-      assert(outcome === message && /already imported/i.test(outcome), `outcome ${outcome} (server said ${message})`);
+      assert(/already imported/i.test(outcome) && outcome.includes(`#${params.id} (${params.file})`) && !outcome.includes('UTC'),
+        `outcome ${outcome} (server said ${message})`);
       const tag = await uploadRow(page, bankName).locator('[data-testid="import-status"]').textContent();
       assert(tag === en.imports.phase.duplicate, `tag ${tag}`);
     });

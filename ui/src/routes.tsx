@@ -7,7 +7,7 @@ import { lazy, type ReactNode } from 'react';
 import { Navigate, type RouteObject } from 'react-router-dom';
 import { RootShell } from './shell/RootShell';
 import { DashboardShell } from './shell/DashboardShell';
-import { RequireAuth, RequireScreen } from './auth/guards';
+import { FirstScreen, RequireAuth, RequireScreen } from './auth/guards';
 import { RequireMetadataScreen } from './engine/RequireMetadataScreen';
 
 const LoginScreen = lazy(() => import('./screens/login/LoginScreen'));
@@ -86,7 +86,7 @@ export const appRoutes: RouteObject[] = [
           </RequireAuth>
         ),
         children: [
-          { index: true, element: <Navigate to="home" replace /> },
+          { index: true, element: <FirstScreen /> },
           ...DASHBOARD_ROUTES.map((route) => ({
             path: route.path,
             element:
@@ -102,7 +102,7 @@ export const appRoutes: RouteObject[] = [
           // Screens described only in views.yaml; the server checks their screen id.
           { path: 'screens/:route', element: <RoutedMetadataScreen /> },
           { path: 'unauthorized', element: <AccessDeniedScreen /> },
-          { path: '*', element: <Navigate to="home" replace /> },
+          { path: '*', element: <FirstScreen /> },
         ],
       },
       { path: '*', element: <Navigate to="/login" replace /> },

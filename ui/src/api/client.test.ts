@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { api, ApiError } from './client';
+import { api, ApiError, storedMessage } from './client';
+import i18n from '../i18n';
 import { seedSession } from '../test/helpers';
 import { CONFIG_STORAGE_KEY, FALLBACK_CONFIG } from '../config/appConfig';
 
@@ -77,5 +78,53 @@ describe('api client', () => {
   it('accepts an empty 204 answer', async () => {
     answer(204);
     await expect(api.post('auth/logout')).resolves.toBeUndefined();
+  });
+});
+
+describe('server messages in the reader language', () => {
+  afterEach(async () => {
+    await i18n.changeLanguage('en');
+  });
+
+  it('translates the envelope code with its parameters, in the user date format', async () => {
+    seedSession();
+    const user = JSON.parse(localStorage.getItem('currentUser') ?? '{}') as Record<string, unknown>;
+    localStorage.setItem('currentUser', JSON.stringify({ ...user, dateFormat: 'DD/MM/YYYY HH:mm:ss' }));
+    await i18n.changeLanguage('sv');
+    answer(409, {
+      succeeded: false,
+      error: 'This file was already imported on 2026-11-22 12:08 UTC as import #4 (bank.csv); ...',
+      code: 'import.duplicate',
+      params: { when: '2026-11-22T12:08:00Z', id: 4, file: 'bank.csv' },
+    });
+    const error = (await api.post('imports', {}).catch((e: unknown) => e)) as ApiError;
+    expect(error.code).toBe('import.duplicate');
+    expect(error.message).toContain('Filen importerades redan');
+    expect(error.message).toContain('#4 (bank.csv)');
+    expect(error.message).toMatch(/22\/11\/2026 \d\d:08/);
+    expect(error.message).not.toContain('UTC');
+    expect(error.text).toContain('already imported');
+  });
+
+  it('falls back to the English text for a code without a translation', async () => {
+    await i18n.changeLanguage('es');
+    answer(400, { succeeded: false, error: 'Something new went wrong.', code: 'brand.newCode' });
+    await expect(api.get('x')).rejects.toThrow('Something new went wrong.');
+  });
+
+  it('keeps the precise English text of a bare error kind, led by its translation elsewhere', async () => {
+    answer(400, { succeeded: false, error: 'Amount has 3 decimals.', code: 'error.invalid' });
+    await expect(api.get('x')).rejects.toThrow(/^Amount has 3 decimals.$/);
+    await i18n.changeLanguage('pt');
+    answer(400, { succeeded: false, error: 'Amount has 3 decimals.', code: 'error.invalid' });
+    await expect(api.get('x')).rejects.toThrow('Os dados não são válidos. (Amount has 3 decimals.)');
+  });
+
+  it('shows a stored text from its code and JSON parameters', async () => {
+    await i18n.changeLanguage('es');
+    expect(storedMessage('log.loaded', '{"file":"a.csv","read":3,"loaded":2}', 'a.csv: 3 rows read, 2 loaded')).toBe(
+      'a.csv: 3 filas leídas, 2 cargadas',
+    );
+    expect(storedMessage(null, null, 'old text')).toBe('old text');
   });
 });

@@ -7,35 +7,92 @@ import { getAppConfig } from '../config/appConfig';
 import { clearSession, getToken } from '../auth/session';
 import { requestFinished, requestStarted } from './pending';
 import { redirectToLogin } from '../auth/redirect';
+import { getCurrentUser } from '../auth/session';
+import { formatDate } from '../lib/dates';
+import i18n from '../i18n';
 
 export const GENERIC_ERROR = 'An error occurred';
+
+export type MessageParams = Record<string, unknown>;
+
+/** A message the server sends (or stores): a stable code, its parameters and the English text. */
+export interface ServerMessage {
+  code?: string | null;
+  params?: MessageParams | null;
+  /** The English text: shown when the reader's language has no translation of the code. */
+  text: string;
+}
+
+const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/** Parameters as the reader expects them: timestamps in the user's own date format. */
+function readerParams(params: MessageParams | null | undefined): MessageParams {
+  const out: MessageParams = {};
+  const format = getCurrentUser()?.dateFormat || 'DD-MM-YYYY HH:mm';
+  for (const [name, value] of Object.entries(params ?? {})) {
+    out[name] =
+      typeof value === 'string' && ISO_DATETIME.test(value) ? formatDate(new Date(value), format.replace(/:ss$/, '')) : value;
+  }
+  return out;
+}
+
+/**
+ * The one place a server message becomes text in the reader's language: the translation of
+ * serverMessages.<code> with its parameters, else the English text the server sent. The codes
+ * of a bare error kind (error.invalid, ...) say less than the server's English text, so in
+ * English that text is shown, and in another language the kind's translation leads it.
+ */
+export function serverMessage({ code, params, text }: ServerMessage): string {
+  if (!code || !i18n.isInitialized) return text;
+  const key = `serverMessages.${code}`;
+  if (!i18n.exists(key)) return text;
+  if (code.startsWith('error.')) {
+    if (text === '' || text === GENERIC_ERROR) return i18n.t(key);
+    return i18n.resolvedLanguage === 'en' ? text : `${i18n.t(key)} (${text})`;
+  }
+  return i18n.t(key, { ...readerParams(params), defaultValue: text });
+}
+
+/**
+ * A text stored with its code (extraction-log descriptions and errors): the parameters come
+ * as JSON text; a row written before codes existed has none and shows its English text.
+ */
+export function storedMessage(code: unknown, paramsJson: unknown, text: string): string {
+  if (typeof code !== 'string' || code === '') return text;
+  let params: MessageParams | undefined;
+  if (typeof paramsJson === 'string' && paramsJson !== '') {
+    try {
+      const parsed: unknown = JSON.parse(paramsJson);
+      if (typeof parsed === 'object' && parsed !== null) params = parsed as MessageParams;
+    } catch {
+      return text;
+    }
+  }
+  return serverMessage({ code, params, text });
+}
 
 export class ApiError extends Error {
   readonly status: number;
   /** The form field a 400/409 answer blames (the envelope's `field`), so forms can mark it. */
   readonly field?: string;
-  /** The stable message code of the answer (e.g. tasks.stale) and its parameters, to translate it. */
-  code?: string;
-  params?: Record<string, unknown>;
+  /** The stable message code and its parameters (the envelope's `code` and `params`). */
+  readonly code?: string;
+  readonly params?: MessageParams;
+  /** The server's English text; `message` is the same message in the reader's language. */
+  readonly text: string;
 
-  constructor(message: string, status: number, field?: string) {
-    super(message);
+  constructor(message: string, status: number, field?: string, code?: string, params?: MessageParams) {
+    super(serverMessage({ code, params, text: message }));
     this.name = 'ApiError';
     this.status = status;
+    this.text = message;
     if (field) this.field = field;
+    if (code) this.code = code;
+    if (params) this.params = params;
   }
 }
 
 /** An ApiError carrying the envelope's message code and parameters, when it has them. */
-function envelopeError(parsed: unknown, status: number): ApiError {
-  const field = isEnvelope(parsed) && typeof parsed.field === 'string' ? parsed.field : undefined;
-  const err = new ApiError(errorMessage(parsed), status, field);
-  if (isEnvelope(parsed)) {
-    if (typeof parsed.code === 'string') err.code = parsed.code;
-    if (parsed.params && typeof parsed.params === 'object') err.params = parsed.params;
-  }
-  return err;
-}
 
 interface Envelope<T> {
   succeeded: boolean;
@@ -44,11 +101,20 @@ interface Envelope<T> {
   message?: string;
   field?: string;
   code?: string;
-  params?: Record<string, unknown>;
+  params?: MessageParams;
 }
 
 function isEnvelope(body: unknown): body is Envelope<unknown> {
   return typeof body === 'object' && body !== null && 'succeeded' in body;
+}
+
+/** The ApiError of a refusal: the envelope's message, field, code and parameters. */
+function refusal(body: unknown, status: number): ApiError {
+  if (!isEnvelope(body)) return new ApiError(errorMessage(body), status);
+  const field = typeof body.field === 'string' ? body.field : undefined;
+  const code = typeof body.code === 'string' ? body.code : undefined;
+  const params = typeof body.params === 'object' && body.params !== null ? body.params : undefined;
+  return new ApiError(errorMessage(body), status, field, code, params);
 }
 
 function errorMessage(body: unknown): string {
@@ -113,11 +179,9 @@ async function send(method: string, path: string, body: unknown): Promise<Respon
     const parsed = await readBody(response);
     clearSession();
     redirectToLogin();
-    throw new ApiError(errorMessage(parsed), 401);
+    throw refusal(parsed, 401);
   }
-  if (!response.ok) {
-    throw envelopeError(await readBody(response), response.status);
-  }
+  if (!response.ok) throw refusal(await readBody(response), response.status);
   return response;
 }
 
@@ -126,9 +190,7 @@ export async function apiRequest<T>(method: string, path: string, body?: unknown
   try {
     const response = await send(method, path, body);
     const parsed = await readBody(response);
-    if (isEnvelope(parsed) && !parsed.succeeded) {
-      throw envelopeError(parsed, response.status);
-    }
+    if (isEnvelope(parsed) && !parsed.succeeded) throw refusal(parsed, response.status);
     // Tolerate a bare body (e.g. 204 No Content) as well as the envelope.
     return (isEnvelope(parsed) ? parsed.data : parsed) as T;
   } finally {
@@ -178,15 +240,14 @@ export function apiUpload<T>(path: string, form: FormData, opts: UploadOptions =
     xhr.onabort = () => reject(new ApiError(GENERIC_ERROR, 0));
     xhr.onload = () => {
       const parsed = parseText(xhr.responseText);
-      const field = isEnvelope(parsed) && typeof parsed.field === 'string' ? parsed.field : undefined;
       if (xhr.status === 401) {
         clearSession();
         redirectToLogin();
-        reject(new ApiError(errorMessage(parsed), 401));
+        reject(refusal(parsed, 401));
         return;
       }
       if (xhr.status < 200 || xhr.status >= 300 || (isEnvelope(parsed) && !parsed.succeeded)) {
-        reject(new ApiError(errorMessage(parsed), xhr.status, field));
+        reject(refusal(parsed, xhr.status));
         return;
       }
       resolve((isEnvelope(parsed) ? parsed.data : parsed) as T);

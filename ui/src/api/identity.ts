@@ -1,5 +1,5 @@
 /** Calls of user, role and profile administration (spec 01 §7; the server's shapes). */
-import { api } from './client';
+import { api, apiRequest } from './client';
 
 export interface User {
   id: number;
@@ -139,4 +139,9 @@ export const profileApi = {
   update: (input: ProfileInput) => api.put<Profile>('profile', input),
   /** Sends a confirmation code on the user's two-factor channel. */
   sendCode: () => api.post<{ challengeId: string; channel: string }>('profile/code', {}),
+  /** Saves the language alone: the profile as stored with only the language changed. */
+  setLanguage: async (languageCode: string): Promise<Profile> => {
+    const { id: _id, username: _username, ...stored } = await api.getQuiet<Profile>('profile');
+    return apiRequest<Profile>('PUT', 'profile', { ...stored, languageCode }, { quiet: true });
+  },
 };

@@ -22,6 +22,9 @@ export interface RowError {
   column?: number | null;
   field?: string | null;
   message: string;
+  /** The message code of `message` and its parameters (serverMessages.<code>). */
+  code?: string | null;
+  params?: Record<string, unknown> | null;
 }
 
 export interface ImportFile {
@@ -35,6 +38,8 @@ export interface ImportFile {
   rowsLoaded?: number | null;
   rowsOverlap?: number | null;
   error?: string | null;
+  errorCode?: string | null;
+  errorParams?: Record<string, unknown> | null;
   rowErrors?: RowError[] | null;
   extractionLogId?: number | null;
   createdOn?: string | null;

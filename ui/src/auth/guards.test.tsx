@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { screen, waitFor } from '@testing-library/react';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { clearMetaCache } from '../engine/api';
 import { fail, mockApi, ok } from '../test/apiMock';
 import { locationOf, renderAt, seedSession } from '../test/helpers';
@@ -55,5 +55,18 @@ describe('route guards', () => {
     const { router } = renderAt('/dashboard');
     expect((await screen.findByTestId('screen-title')).textContent).toBe('Home');
     expect(locationOf(router)).toBe('/dashboard/home');
+  });
+
+  it('starts a role without Home on its first granted screen', async () => {
+    seedSession({ screenIds: [9, 12] });
+    const { router } = renderAt('/dashboard');
+    await waitFor(() => expect(locationOf(router)).toBe('/dashboard/extraction-logs'));
+  });
+
+  it('Go Back without history inside the app goes to the first granted screen', async () => {
+    seedSession({ screenIds: [10] });
+    const { router } = renderAt('/dashboard/roleslist');
+    fireEvent.click(await screen.findByTestId('go-back'));
+    await waitFor(() => expect(locationOf(router)).toBe('/dashboard/ras-settings'));
   });
 });

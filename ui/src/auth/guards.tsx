@@ -8,6 +8,7 @@ import { Navigate, useLocation } from 'react-router-dom';
 import { isTokenValid } from './jwt';
 import { clearSession, getScreenIds, getToken, sessionVersion, subscribeSession } from './session';
 import { loginPathWithReturn } from './redirect';
+import { firstPermittedPath } from '../shell/menu';
 
 export function RequireAuth({ children }: { children: ReactNode }) {
   const location = useLocation();
@@ -34,4 +35,10 @@ export function RequireScreen({ screenId, children }: { screenId: number; childr
     return <Navigate to={unauthorizedPath(location.pathname + location.search)} replace />;
   }
   return <>{children}</>;
+}
+
+/** The dashboard's start (and where unknown paths go): the first screen the roles grant. */
+export function FirstScreen() {
+  useSyncExternalStore(subscribeSession, sessionVersion);
+  return <Navigate to={firstPermittedPath(getScreenIds())} replace />;
 }

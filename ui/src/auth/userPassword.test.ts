@@ -1,13 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   blocksKey,
   checkUserPassword,
   isValidUserPassword,
-  PASSWORD_SPECIALS,
+  passwordRules,
   rulesMet,
   truncatePassword,
   userPasswordStrength,
 } from './userPassword';
+import { CONFIG_STORAGE_KEY, FALLBACK_CONFIG } from '../config/appConfig';
 
 describe('user password rules', () => {
   it('ticks each rule on its own', () => {
@@ -19,7 +20,7 @@ describe('user password rules', () => {
   });
 
   it('knows every special character of the spec, and no other', () => {
-    for (const ch of PASSWORD_SPECIALS) expect(checkUserPassword(ch).special, ch).toBe(true);
+    for (const ch of passwordRules().specials) expect(checkUserPassword(ch).special, ch).toBe(true);
     for (const ch of ['-', '_', '+', '=', '[', ']', '~', "'", '/', '\\', ';', ' ']) expect(checkUserPassword(ch).special, ch).toBe(false);
   });
 
@@ -68,5 +69,21 @@ describe('maximum length', () => {
     expect(blocksKey(full, 'Backspace', 0)).toBe(false);
     expect(blocksKey(full, 'a', 0, { ctrlKey: true })).toBe(false);
     expect(blocksKey('A'.repeat(19), 'x', 0)).toBe(false);
+  });
+});
+
+describe('rules from the app configuration', () => {
+  afterEach(() => localStorage.removeItem(CONFIG_STORAGE_KEY));
+
+  it('judges by the rules the server publishes', () => {
+    expect(checkUserPassword('Abcdefg1;').special).toBe(false);
+    localStorage.setItem(
+      CONFIG_STORAGE_KEY,
+      JSON.stringify({ ...FALLBACK_CONFIG, passwordRules: { minLength: 10, maxLength: 12, specials: ';' } }),
+    );
+    expect(checkUserPassword('Abcdefg1;').length).toBe(false); // 9 characters, the server wants 10
+    expect(checkUserPassword('Abcdefgh1;').special).toBe(true);
+    expect(isValidUserPassword('Abcdefgh1;')).toBe(true);
+    expect(truncatePassword('Abcdefgh1;xyz')).toBe('Abcdefgh1;xy');
   });
 });

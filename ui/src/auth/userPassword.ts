@@ -1,14 +1,17 @@
 /**
- * The stricter password rules of the user form (spec 01 §5), as opposed to the looser meter of
- * the profile and reset screens (passwordStrength.ts): 8 to 20 characters with an uppercase
- * letter, a lowercase letter, a digit and a special character. The meter counts the rules met:
- * under 3 is weak, 3 or 4 medium, all 5 strong. The server checks the same rules.
+ * The password rules the server checks (spec 01 §5), for the user form and the reset screen
+ * alike: 8 to 20 characters with an uppercase letter, a lowercase letter, a digit and a special
+ * character. The bounds and the special characters come from the server's app configuration,
+ * so the checklist and the meter never call "Strong" what the server refuses. The meter counts
+ * the rules met: under 3 is weak, 3 or 4 medium, all 5 strong.
  */
 import type { PasswordStrength } from './passwordStrength';
+import { getAppConfig, type PasswordRulesConfig } from '../config/appConfig';
 
-export const PASSWORD_MIN_LENGTH = 8;
-export const PASSWORD_MAX_LENGTH = 20;
-export const PASSWORD_SPECIALS = '!@#$%^&*(),.?":{}|<>';
+/** The server's password rules (from the app configuration). */
+export function passwordRules(): PasswordRulesConfig {
+  return getAppConfig().passwordRules;
+}
 
 export type PasswordRule = 'length' | 'uppercase' | 'lowercase' | 'digit' | 'special';
 export const PASSWORD_RULES: readonly PasswordRule[] = ['length', 'uppercase', 'lowercase', 'digit', 'special'];
@@ -17,12 +20,13 @@ export type PasswordChecks = Record<PasswordRule, boolean>;
 
 export function checkUserPassword(password: string): PasswordChecks {
   const length = [...password].length;
+  const { minLength, maxLength, specials } = passwordRules();
   return {
-    length: length >= PASSWORD_MIN_LENGTH && length <= PASSWORD_MAX_LENGTH,
+    length: length >= minLength && length <= maxLength,
     uppercase: /[A-Z]/.test(password),
     lowercase: /[a-z]/.test(password),
     digit: /[0-9]/.test(password),
-    special: [...password].some((ch) => PASSWORD_SPECIALS.includes(ch)),
+    special: [...password].some((ch) => specials.includes(ch)),
   };
 }
 
@@ -45,7 +49,8 @@ export function userPasswordStrength(password: string): PasswordStrength {
 /** Enforces the maximum by truncation (a paste of 30 characters keeps the first 20). */
 export function truncatePassword(password: string): string {
   const chars = [...password];
-  return chars.length > PASSWORD_MAX_LENGTH ? chars.slice(0, PASSWORD_MAX_LENGTH).join('') : password;
+  const { maxLength } = passwordRules();
+  return chars.length > maxLength ? chars.slice(0, maxLength).join('') : password;
 }
 
 /**
@@ -59,5 +64,5 @@ export function blocksKey(
   modifiers: { ctrlKey?: boolean; metaKey?: boolean; altKey?: boolean } = {},
 ): boolean {
   if (key.length !== 1 || modifiers.ctrlKey || modifiers.metaKey || modifiers.altKey) return false;
-  return selectionLength === 0 && [...value].length >= PASSWORD_MAX_LENGTH;
+  return selectionLength === 0 && [...value].length >= passwordRules().maxLength;
 }

@@ -29,6 +29,7 @@ export function DateOfBirthInput({
   readOnlyInput = false,
   invalid = false,
   disabled = false,
+  appendTo = 'body',
 }: {
   inputId: string;
   value: Date | null;
@@ -38,6 +39,8 @@ export function DateOfBirthInput({
   readOnlyInput?: boolean;
   invalid?: boolean;
   disabled?: boolean;
+  /** Where the calendar panel goes: 'self' inside a popover that would close on a click outside it. */
+  appendTo?: 'body' | 'self';
 }) {
   // The text typed since the field was entered; PrimeReact rewrites the input before onBlur.
   const typed = useRef<string | null>(null);
@@ -117,7 +120,7 @@ export function DateOfBirthInput({
         disabled={disabled}
         className="date-input"
         inputClassName="w-full"
-        appendTo={typeof document !== 'undefined' ? document.body : undefined}
+        appendTo={appendTo === 'self' ? 'self' : typeof document !== 'undefined' ? document.body : undefined}
       />
     </span>
   );

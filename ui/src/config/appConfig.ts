@@ -21,6 +21,15 @@ export interface AppConfig {
   defaultPageSize: number;
   /** The largest file the server accepts for an import (bytes); absent from older servers. */
   uploadMaxBytes?: number;
+  /** The rules the server checks passwords by: the checklist and meters use the same. */
+  passwordRules: PasswordRulesConfig;
+}
+
+export interface PasswordRulesConfig {
+  minLength: number;
+  maxLength: number;
+  /** The special characters a password needs one of. */
+  specials: string;
 }
 
 export const CONFIG_URL = '/assets/app-config.json';
@@ -49,6 +58,7 @@ export const FALLBACK_CONFIG: AppConfig = {
   defaultDateFormat: 'DD-MM-YYYY HH:mm:ss',
   pageSizes: [10, 25, 50, 100],
   defaultPageSize: 100,
+  passwordRules: { minLength: 8, maxLength: 20, specials: '!@#$%^&*(),.?":{}|<>' },
 };
 
 function isAppConfig(value: unknown): value is AppConfig {

@@ -69,7 +69,8 @@ describe('FormDialog', () => {
     const code = (await screen.findByLabelText(/Country Code/)) as HTMLInputElement;
     expect(screen.getByText('Add Country')).toBeTruthy();
     expect(document.querySelector('label[for="root_countryCode"]')!.textContent).toContain('*');
-    expect(code.getAttribute('maxlength')).toBe('3');
+    // A trimmed field does not cut a paste with spaces around it: the length is checked after the trim.
+    expect(code.getAttribute('maxlength')).toBeNull();
 
     fireEvent.change(code, { target: { value: 'se' } });
     fireEvent.change(screen.getByLabelText(/Country Name/), { target: { value: '  Sweden ' } });
@@ -119,11 +120,15 @@ describe('FormDialog', () => {
     const code = await screen.findByLabelText(/Country Code/);
     const save = () => screen.getByTestId('form-save') as HTMLButtonElement;
     await waitFor(() => expect(save().disabled).toBe(true));
+    // The disabled Save says what it waits for.
+    await waitFor(() => expect(screen.getByTestId('form-missing').textContent).toBe('To save, complete: Country Code, Country Name'));
     fireEvent.change(screen.getByLabelText(/Country Name/), { target: { value: 'Sweden' } });
     fireEvent.change(code, { target: { value: 'S1' } });
-    await waitFor(() => expect(save().disabled).toBe(true));
-    fireEvent.change(code, { target: { value: 'swe' } });
+    await waitFor(() => expect(screen.getByTestId('form-missing').textContent).toBe('To save, complete: Country Code'));
+    expect(save().disabled).toBe(true);
+    fireEvent.change(code, { target: { value: ' swe ' } }); // pasted with spaces: trimmed, not cut
     await waitFor(() => expect(save().disabled).toBe(false));
+    expect(screen.queryByTestId('form-missing')).toBeNull();
     fireEvent.click(save());
     await waitFor(() => expect(onSaved).toHaveBeenCalledWith({ CountryID: 5 }));
     expect(api.callsTo('POST', '/api/Country')[0]!.body).toMatchObject({ countryCode: 'SWE' });

@@ -8,7 +8,7 @@
  * to the form's resource; success closes the dialog and tells the grid to go back to its first
  * page; a failure keeps the dialog open with the server's message and marks its field.
  */
-import { lazy, Suspense, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Dialog } from 'primereact/dialog';
 import { Button } from 'primereact/button';
@@ -38,6 +38,11 @@ export function FormDialog({ formName, visible, onClose, onSaved }: FormDialogPr
   const [submitting, setSubmitting] = useState(false);
   const [fieldError, setFieldError] = useState<{ field: string; message: string } | null>(null);
   const [valid, setValid] = useState(false);
+  const [problems, setProblems] = useState<string[]>([]);
+  const onValidity = useCallback((ok: boolean, fields: string[]) => {
+    setValid(ok);
+    setProblems(fields);
+  }, []);
   // A new form each time the dialog opens: closing resets whatever was typed.
   const [session, setSession] = useState(0);
   const wasVisible = useRef(visible);
@@ -70,8 +75,15 @@ export function FormDialog({ formName, visible, onClose, onSaved }: FormDialogPr
     onClose();
   };
 
+  const blocked = form?.saveWhenValid === true && !valid;
   const footer = (
     <div className="form-dialog__footer">
+      {/* A Save kept disabled says what it waits for. */}
+      {blocked && problems.length > 0 && (
+        <small className="form-dialog__missing" data-testid="form-missing">
+          {t('forms.incomplete', { fields: problems.join(', ') })}
+        </small>
+      )}
       <Button type="button" label={t('common.cancel')} outlined onClick={close} disabled={submitting} data-testid="form-cancel" />
       <Button
         type="submit"
@@ -79,7 +91,7 @@ export function FormDialog({ formName, visible, onClose, onSaved }: FormDialogPr
         label={t('common.save')}
         icon="pi pi-check"
         loading={submitting}
-        disabled={submitting || !form || (form.saveWhenValid === true && !valid)}
+        disabled={submitting || !form || blocked}
         data-testid="form-save"
       />
     </div>
@@ -113,7 +125,7 @@ export function FormDialog({ formName, visible, onClose, onSaved }: FormDialogPr
             onFieldEdited={(field) => fieldError?.field === field && setFieldError(null)}
             onSubmit={(data) => void submit(data)}
             onInvalid={(missingRequired) => toast.error(t(missingRequired ? 'BANK_SETTINGS.REQUIRED_FIELDS' : 'forms.errors.fix'))}
-            onValidity={form.saveWhenValid ? setValid : undefined}
+            onValidity={form.saveWhenValid ? onValidity : undefined}
           />
         </Suspense>
       )}

@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router-dom';
 import { ToastProvider } from '../shell/toast';
@@ -60,6 +60,19 @@ describe('GridView', () => {
       const body = api.callsTo('POST', '/api/grid').at(-1)!.body as GridRequest;
       expect([body.SortField, body.SortOrder]).toEqual(expected);
     }
+  });
+
+  it('goes back to the default sort on Refresh', async () => {
+    const api = mockApi({ 'GET /api/meta/views/VW_TblMasterCountry': ok(countryView), 'POST /api/grid': pageReply });
+    renderGrid();
+    await screen.findByText('Country 0');
+    fireEvent.click(screen.getByTestId('header-CountryCode').closest('[role="columnheader"]')!);
+    await waitFor(() => expect((api.callsTo('POST', '/api/grid').at(-1)!.body as GridRequest).SortField).toBe('CountryCode'));
+    const before = api.callsTo('POST', '/api/grid').length;
+    fireEvent.click(screen.getByTestId('grid-refresh'));
+    await waitFor(() => expect(api.callsTo('POST', '/api/grid').length).toBe(before + 1));
+    const body = api.callsTo('POST', '/api/grid').at(-1)!.body as GridRequest;
+    expect([body.SortField, body.SortOrder]).toEqual(['CountryName', 'asc']);
   });
 
   it('pages by row offset and filters from the first page after a pause', async () => {
@@ -131,7 +144,25 @@ describe('GridView', () => {
     });
     renderGrid();
     expect(await screen.findByText('No records found')).toBeTruthy();
-    expect(screen.getByTestId('grid-total').textContent).toBe('0 rows');
+    await waitFor(() => expect(screen.getByTestId('grid-total').textContent).toBe('0 rows'));
+  });
+
+  it('says it is loading, not "0 rows", before the first page arrives', async () => {
+    let answer: (r: Response) => void = () => undefined;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) =>
+        url.includes('/meta/views/')
+          ? new Response(JSON.stringify({ succeeded: true, data: countryView }))
+          : new Promise<Response>((resolve) => {
+              answer = resolve;
+            }),
+      ),
+    );
+    renderGrid();
+    await waitFor(() => expect(screen.getByTestId('grid-total').textContent).toBe('Loading…'));
+    answer(new Response(JSON.stringify({ succeeded: true, data: { dataList: countryRows(2), totalCount: 2, totalCapped: false } })));
+    await waitFor(() => expect(screen.getByTestId('grid-total').textContent).toBe('2 rows'));
   });
 
   it('shows "10,000+ rows" when the server stopped counting', async () => {

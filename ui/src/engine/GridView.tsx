@@ -15,7 +15,7 @@ import { Paginator, type PaginatorPageChangeEvent } from 'primereact/paginator';
 import { OverlayPanel } from 'primereact/overlaypanel';
 import { ConfirmDialog } from 'primereact/confirmdialog';
 import { ProgressBar } from 'primereact/progressbar';
-import { ApiError, GENERIC_ERROR } from '../api/client';
+import { api, ApiError, GENERIC_ERROR, storedMessage } from '../api/client';
 import { useCurrentUser } from '../auth/useSession';
 import { useToast } from '../shell/toast';
 import { downloadExport, engineApi } from './api';
@@ -42,6 +42,8 @@ export interface GridViewProps {
   addText?: string;
   /** Form whose resource deletes rows: a trash icon per row. */
   deleteForm?: string;
+  /** API path deleting a row ({id}: its key) where no form describes the resource: a trash icon too. */
+  deleteRoute?: string;
   /** Hash routes instead of dialogs; {id} in editRoute is the row's key. */
   addRoute?: string;
   editRoute?: string;
@@ -91,7 +93,7 @@ function linkedConditions(view: ViewMeta, linked: Record<string, string> | undef
   return out;
 }
 
-function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, actions, height, linked, onClearLinked, title }: GridViewProps & { view: ViewMeta }) {
+function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute, editRoute, actions, height, linked, onClearLinked, title }: GridViewProps & { view: ViewMeta }) {
   const { t, i18n } = useTranslation();
   const toast = useToast();
   const navigate = useNavigate();
@@ -126,8 +128,9 @@ function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, a
   // ---- columns ------------------------------------------------------------------------------
   const columns = useMemo((): Column<Row>[] => {
     const iconColumns: Column<Row>[] = [];
-    if (editRoute || deleteForm) {
-      const count = (editRoute ? 1 : 0) + (deleteForm ? 1 : 0);
+    const deletes = !!(deleteForm || deleteRoute);
+    if (editRoute || deletes) {
+      const count = (editRoute ? 1 : 0) + (deletes ? 1 : 0);
       iconColumns.push({
         key: '__rowActions',
         name: '',
@@ -151,7 +154,7 @@ function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, a
                 <i className="pi pi-pencil" aria-hidden="true" />
               </button>
             )}
-            {deleteForm && (
+            {deletes && (
               <button
                 type="button"
                 className="grid-icon-button grid-icon-button--danger"
@@ -221,7 +224,8 @@ function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, a
               return <span className={`grid-badge grid-badge--${badge.severity}`}>{t(badge.label, { defaultValue: badge.label })}</span>;
             }
           }
-          const text = formatValue(value, meta, ctx);
+          // A stored server text with its code beside it (<Field>Code, <Field>Params) reads in the reader's language.
+          const text = storedMessage(row[`${meta.field}Code`], row[`${meta.field}Params`], formatValue(value, meta, ctx));
           return <span title={text.length > 18 ? text : undefined}>{text}</span>;
         },
         renderEditCell: meta.editable
@@ -231,7 +235,7 @@ function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, a
       };
     });
     return [...iconColumns, ...dataColumns];
-  }, [visible, label, grid.filters, t, openFilter, ctx, locale, enumLabel, editRoute, deleteForm, navigate, view.key]);
+  }, [visible, label, grid.filters, t, openFilter, ctx, locale, enumLabel, editRoute, deleteForm, deleteRoute, navigate, view.key]);
 
   // ---- inline edit --------------------------------------------------------------------------
   const onRowsChange = useCallback(
@@ -295,8 +299,8 @@ function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, a
 
   const confirmDelete = async (row: Row) => {
     try {
-      const form = await engineApi.form(deleteForm ?? '');
-      await engineApi.remove(form.resource, row[view.key]);
+      if (deleteRoute) await api.delete(routeFor(deleteRoute, row[view.key]));
+      else await engineApi.remove((await engineApi.form(deleteForm ?? '')).resource, row[view.key]);
       toast.success(t('grid.deleted'));
       grid.refresh();
     } catch (err) {
@@ -384,7 +388,8 @@ function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, a
         </div>
         <div className="grid-toolbar__end">
           <span className="grid-total" data-testid="grid-total" aria-live="polite">
-            {totalText}
+            {/* Nothing counted yet is not "0 rows". */}
+            {grid.loading && grid.rows.length === 0 ? t('grid.loading') : totalText}
           </span>
           {fixed.length > 0 && (
             <Button
@@ -418,7 +423,10 @@ function LoadedGrid({ view, addForm, addText, deleteForm, addRoute, editRoute, a
             aria-label={t('grid.refresh')}
             title={t('grid.refresh')}
             data-testid="grid-refresh"
-            onClick={() => grid.refresh()}
+            onClick={() => {
+              grid.setSort(null); // spec 01 section 9: refresh goes back to the default sort
+              grid.refresh();
+            }}
           />
           {view.export && (
             <SplitButton

@@ -95,6 +95,7 @@ function TabGrid({ tab, linked, onClearLinked }: { tab: TabMeta; linked?: Record
       addForm={tab.add}
       addText={tab.addText}
       deleteForm={tab.delete}
+      deleteRoute={tab.deleteRoute}
       addRoute={tab.addRoute}
       editRoute={tab.editRoute}
       actions={tab.actions}

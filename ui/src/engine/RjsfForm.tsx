@@ -13,6 +13,9 @@ import { Dropdown } from 'primereact/dropdown';
 import { InputText } from 'primereact/inputtext';
 import { engineApi } from './api';
 import { parseNumber, separators } from './fields';
+import { DateOfBirthInput } from '../components/DateOfBirthInput';
+import { useCurrentUser } from '../auth/useSession';
+import { fromIsoDate, toIsoDate } from '../lib/dates';
 import { applyTransforms, dialogUiSchema, translateErrors, translateSchema } from './formSchema';
 import { FormValidator } from './formValidator';
 import type { FormMeta, LookupOptions, Row } from './types';
@@ -116,7 +119,25 @@ function DecimalWidget({ id, value, onChange, onBlur, onFocus, disabled, readonl
   );
 }
 
-const widgets: RegistryWidgetsType<Row> = { lookup: LookupWidget, decimal: DecimalWidget };
+/**
+ * A date field is the app's date picker in the signed-in user's format (not the browser's
+ * mm/dd/yyyy), holding the yyyy-MM-dd text the server reads.
+ */
+function DateWidget({ id, value, onChange, disabled, readonly, rawErrors }: WidgetProps) {
+  const user = useCurrentUser();
+  return (
+    <DateOfBirthInput
+      inputId={id}
+      value={fromIsoDate(typeof value === 'string' ? value : null)}
+      onChange={(date) => onChange(date ? toIsoDate(date) : undefined)}
+      dateFormat={user?.dateFormat}
+      invalid={(rawErrors?.length ?? 0) > 0}
+      disabled={disabled || readonly}
+    />
+  );
+}
+
+const widgets: RegistryWidgetsType<Row> = { lookup: LookupWidget, decimal: DecimalWidget, DateWidget };
 
 export interface RjsfFormProps {
   id: string;
@@ -126,8 +147,11 @@ export interface RjsfFormProps {
   onFieldEdited(field: string): void;
   onSubmit(data: Row): void;
   onInvalid(missingRequired: boolean): void;
-  /** Told whether the data as typed (with the schema's defaults) would pass validation. */
-  onValidity?(valid: boolean): void;
+  /**
+   * Told whether the data as typed (with the schema's defaults) would pass validation, and
+   * the titles of the fields that keep it from passing.
+   */
+  onValidity?(valid: boolean, problems: string[]): void;
 }
 
 export default function RjsfForm({ id, form, disabled, fieldError, onFieldEdited, onSubmit, onInvalid, onValidity }: RjsfFormProps) {
@@ -144,8 +168,13 @@ export default function RjsfForm({ id, form, disabled, fieldError, onFieldEdited
     for (const [field, prop] of Object.entries(form.schema.properties)) {
       if (withDefaults[field] === undefined && prop.default !== undefined) withDefaults[field] = prop.default;
     }
-    onValidity(validator.validateFormData(withDefaults, form.schema as RJSFSchema).errors.length === 0);
-  }, [formData, form.schema, validator, onValidity]);
+    const { errors } = validator.validateFormData(withDefaults, form.schema as RJSFSchema);
+    const fields = new Set(errors.map((e) => (e.name === 'required' ? String(e.params?.missingProperty ?? '') : (e.property ?? '').replace(/^\./, ''))));
+    const titles = Object.keys(schema.properties ?? {})
+      .filter((field) => fields.has(field))
+      .map((field) => String((schema.properties?.[field] as { title?: string } | undefined)?.title ?? field));
+    onValidity(errors.length === 0, titles);
+  }, [formData, form.schema, schema, validator, onValidity]);
 
   const extraErrors = useMemo(
     () => (fieldError ? ({ [fieldError.field]: { __errors: [fieldError.message] } } as ErrorSchema<Row>) : undefined),

@@ -44,7 +44,11 @@ describe('formSchema helpers', () => {
     expect(ui['ui:submitButtonOptions']).toEqual({ norender: true });
     expect(ui.transactionType!['ui:autofocus']).toBe(true);
     expect(ui.providerName!['ui:widget']).toBe('lookup');
-    expect(ui.providerName!['ui:options']).toMatchObject({ lookup: '/ConfigSettings/X', prime: { maxLength: 100 } });
+    // Trimmed before its length counts: no maxlength on the input (a paste with spaces would lose letters).
+    expect(ui.providerName!['ui:options']).toMatchObject({ lookup: '/ConfigSettings/X' });
+    expect((ui.providerName!['ui:options'] as Record<string, unknown>).prime).toBeUndefined();
+    const untrimmed = dialogUiSchema({ ...form, uiSchema: { ...form.uiSchema, providerName: {} } }) as Record<string, Record<string, unknown>>;
+    expect(untrimmed.providerName!['ui:options']).toMatchObject({ prime: { maxLength: 100 } });
     expect(ui.amountThreshold!['ui:widget']).toBe('decimal');
     expect(ui.amountThreshold!['ui:options']).toMatchObject({ scale: 2 });
   });

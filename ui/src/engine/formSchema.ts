@@ -44,8 +44,10 @@ export function dialogUiSchema(form: Pick<FormMeta, 'schema' | 'uiSchema'>): Rec
     const prop = form.schema.properties[field];
     const entry: Record<string, unknown> = { ...server };
     if (index === 0) entry['ui:autofocus'] = true;
-    // The input itself stops at the length the server accepts (code and trigram: 3).
-    if (prop?.type === 'string' && prop.maxLength) {
+    // The input itself stops at the length the server accepts (code and trigram: 3), unless
+    // the value is trimmed first: a pasted " chf " must not lose its last letter to the space.
+    const trimmed = server['ui:options']?.transform?.includes('trim') ?? false;
+    if (prop?.type === 'string' && prop.maxLength && !trimmed) {
       const options = (entry['ui:options'] ?? {}) as Record<string, unknown>;
       entry['ui:options'] = { ...options, prime: { ...((options.prime as object) ?? {}), maxLength: prop.maxLength } };
     }

@@ -80,6 +80,8 @@ export interface TabMeta {
   add?: string;
   addText?: string;
   delete?: string;
+  /** API path deleting a row ({id}: its key) where no form describes the resource. */
+  deleteRoute?: string;
   height?: number;
   addRoute?: string;
   editRoute?: string;

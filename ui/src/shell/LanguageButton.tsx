@@ -4,18 +4,29 @@ import { useTranslation } from 'react-i18next';
 import { Menu } from 'primereact/menu';
 import type { MenuItem } from 'primereact/menuitem';
 import { getAppConfig } from '../config/appConfig';
-import { setStoredLanguage } from '../auth/session';
+import { getToken, setStoredLanguage, updateCurrentUser } from '../auth/session';
+import { isTokenValid } from '../auth/jwt';
+import { profileApi } from '../api/identity';
+import { useToast } from './toast';
 
 export function LanguageButton() {
   const menu = useRef<Menu>(null);
   const { t, i18n } = useTranslation();
   const navigate = useNavigate();
   const location = useLocation();
+  const toast = useToast();
   const current = i18n.resolvedLanguage ?? i18n.language;
 
   async function choose(code: string) {
     setStoredLanguage(code);
     await i18n.changeLanguage(code);
+    // Signed in, the choice is the profile's language, so the next sign-in keeps it.
+    if (isTokenValid(getToken())) {
+      profileApi.setLanguage(code).then(
+        () => updateCurrentUser({ languageCode: code }),
+        (err: unknown) => toast.error(err instanceof Error ? err.message : t('errors.generic')),
+      );
+    }
     // Re-enter the same URL so screens that load translated data can refresh it.
     navigate(location.pathname + location.search, { replace: true });
   }

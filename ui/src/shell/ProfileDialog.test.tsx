@@ -135,4 +135,20 @@ describe('profile dialog', () => {
       code: '123456',
     });
   });
+
+  it('lets Escape close an open dropdown first, and only then the dialog', async () => {
+    seedSession();
+    mockApi({ 'GET /api/profile': ok(PROFILE) });
+    const onHide = vi.fn();
+    renderDialog(onHide);
+    await screen.findByLabelText('Last name');
+    const panel = document.createElement('div'); // what an open PrimeReact dropdown adds to the page
+    panel.className = 'p-dropdown-panel';
+    document.body.appendChild(panel);
+    fireEvent.keyDown(screen.getByLabelText('Last name'), { key: 'Escape' });
+    expect(onHide).not.toHaveBeenCalled();
+    panel.remove();
+    fireEvent.keyDown(screen.getByLabelText('Last name'), { key: 'Escape' });
+    expect(onHide).toHaveBeenCalledTimes(1);
+  });
 });

@@ -82,6 +82,9 @@ function validate(values: ProfileValues): Partial<Record<ProfileField, string>> 
   return errors;
 }
 
+/** The pop-up panels of the dialog's dropdowns and calendar, while one is open. */
+const OPEN_OVERLAYS = '.p-dropdown-panel, .p-datepicker:not(.p-datepicker-inline), .p-multiselect-panel';
+
 export function ProfileDialog({ visible, onHide }: { visible: boolean; onHide: () => void }) {
   const { t } = useTranslation();
   const toast = useToast();
@@ -90,6 +93,18 @@ export function ProfileDialog({ visible, onHide }: { visible: boolean; onHide: (
   const [busy, setBusy] = useState(false);
   const [serverErrors, setServerErrors] = useState<Partial<Record<ProfileField, string>>>({});
   const [challengeId, setChallengeId] = useState('');
+
+  // Escape closes an open dropdown or calendar first and only then the dialog: PrimeReact's own
+  // Escape handling closed both at once and lost the edits. Captured before the overlay sees it.
+  useEffect(() => {
+    if (!visible) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape' || document.querySelector(OPEN_OVERLAYS)) return;
+      onHide();
+    };
+    document.addEventListener('keydown', onKey, true);
+    return () => document.removeEventListener('keydown', onKey, true);
+  }, [visible, onHide]);
   const formik = useFormik<ProfileValues>({ initialValues: EMPTY, onSubmit: () => {} });
   const { values, touched } = formik;
   const errors = validate(values);
@@ -252,6 +267,7 @@ export function ProfileDialog({ visible, onHide }: { visible: boolean; onHide: (
       modal
       draggable={false}
       resizable={false}
+      closeOnEscape={false}
       style={{ width: '1000px', maxWidth: '95vw', maxHeight: '90%' }}
       data-testid="profile-dialog"
       footer={footer}

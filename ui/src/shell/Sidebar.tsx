@@ -1,8 +1,9 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { NavLink, useLocation } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import { Logo } from './Logo';
-import { MENU, groupForPath, isGroup, withMetadataScreens, type MenuEntry, type MenuLink, type MenuScreen } from './menu';
+import { MENU, groupForPath, isGroup, permittedMenu, withMetadataScreens, type MenuEntry, type MenuLink, type MenuScreen } from './menu';
+import { getScreenIds, sessionVersion, subscribeSession } from '../auth/session';
 import { api } from '../api/client';
 
 interface SidebarProps {
@@ -14,7 +15,12 @@ export function Sidebar({ open, onNavigate }: SidebarProps) {
   const { t } = useTranslation();
   const { pathname } = useLocation();
   const [openGroup, setOpenGroup] = useState<string | null>(() => groupForPath(pathname));
-  const [menu, setMenu] = useState<MenuEntry[]>(MENU);
+  const [fullMenu, setMenu] = useState<MenuEntry[]>(MENU);
+  // Only what the user's roles grant (read again when the session changes); the route guards
+  // and the server check the same ids.
+  useSyncExternalStore(subscribeSession, sessionVersion);
+  const granted = getScreenIds().join(',');
+  const menu = useMemo(() => permittedMenu(fullMenu, granted.split(',').map(Number)), [fullMenu, granted]);
 
   // Screens added in views.yaml with a `menu` entry join the menu once their list arrives.
   useEffect(() => {

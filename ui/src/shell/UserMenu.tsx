@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Menu } from 'primereact/menu';
 import type { MenuItem } from 'primereact/menuitem';
 import { ConfirmDialog } from 'primereact/confirmdialog';
-import type { CurrentUser } from '../auth/session';
+import { getScreenIds, type CurrentUser } from '../auth/session';
 import { signOut } from './signOut';
 
 // The profile form (calendar, dropdowns, formik) loads on first opening, not with the shell.
@@ -45,6 +45,7 @@ export function UserMenu({ user }: { user: CurrentUser }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const fullName = `${user.firstName ?? ''} ${user.lastName ?? ''}`.trim() || user.username;
+  const granted = getScreenIds();
 
   const items: MenuItem[] = [
     {
@@ -65,8 +66,9 @@ export function UserMenu({ user }: { user: CurrentUser }) {
       setProfileLoaded(true);
       setProfileOpen(true);
     }),
-    entry('users', t('shell.users'), 'pi-users', () => navigate('/dashboard/userslist')),
-    entry('roles', t('shell.roles'), 'pi-shield', () => navigate('/dashboard/roleslist')),
+    // Like the sidebar, only what the roles grant (users list 3, roles list 5).
+    ...(granted.includes(3) ? [entry('users', t('shell.users'), 'pi-users', () => navigate('/dashboard/userslist'))] : []),
+    ...(granted.includes(5) ? [entry('roles', t('shell.roles'), 'pi-shield', () => navigate('/dashboard/roleslist'))] : []),
     { separator: true },
     entry('signout', t('shell.signOut'), 'pi-sign-out', () => setConfirmOpen(true)),
   ];

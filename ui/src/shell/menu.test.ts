@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupForPath, isGroup, withMetadataScreens } from './menu';
+import { firstPermittedPath, groupForPath, isGroup, MENU, permittedMenu, withMetadataScreens } from './menu';
 
 describe('withMetadataScreens', () => {
   it('adds a metadata screen with a menu entry to its group, and leaves fixed routes alone', () => {
@@ -9,16 +9,26 @@ describe('withMetadataScreens', () => {
       { route: 'bank-settings', title: 'screens.bankSettings.title', menu: { group: 'settings', icon: 'pi-x' } },
       { route: 'hidden', title: 'screens.hidden.title' },
     ]);
-    const admin = menu.find((e) => isGroup(e) && e.id === 'administration');
-    expect(admin && isGroup(admin) ? admin.items.map((i) => i.path) : []).toEqual([
-      '/dashboard/userslist',
-      '/dashboard/roleslist',
-      '/dashboard/screens/audit-log',
-    ]);
     const paths = menu.flatMap((e) => (isGroup(e) ? e.items : [e])).map((i) => i.path);
     expect(paths).toContain('/dashboard/screens/daily');
     expect(paths.filter((p) => p.includes('bank-settings'))).toEqual(['/dashboard/bank-settings']);
     expect(paths.some((p) => p.includes('hidden'))).toBe(false);
-    expect(groupForPath('/dashboard/screens/audit-log', menu)).toBe('administration');
+    // An administration screen follows Users and Roles at the end of the menu.
+    expect(paths.slice(-3)).toEqual(['/dashboard/userslist', '/dashboard/roleslist', '/dashboard/screens/audit-log']);
+    expect(groupForPath('/dashboard/screens/audit-log', menu)).toBeNull();
+  });
+});
+
+describe('permissions', () => {
+  it('lands on the first screen the roles grant', () => {
+    expect(firstPermittedPath([1, 2, 3])).toBe('/dashboard/home');
+    expect(firstPermittedPath([9, 12])).toBe('/dashboard/extraction-logs');
+    expect(firstPermittedPath([10])).toBe('/dashboard/ras-settings');
+    expect(firstPermittedPath([])).toBe('/dashboard/unauthorized');
+  });
+
+  it('drops entries and empty groups the roles do not grant', () => {
+    const menu = permittedMenu(MENU, [3, 5]);
+    expect(menu.map((e) => (isGroup(e) ? e.id : e.path))).toEqual(['/dashboard/userslist', '/dashboard/roleslist']);
   });
 });

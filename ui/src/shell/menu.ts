@@ -1,12 +1,16 @@
 /**
- * The sidebar menu. Every entry is shown to everyone (spec 01 §6: the menu is not filtered);
- * the route guards decide what opens.
+ * The sidebar menu. It shows only the entries the user's roles grant (a deliberate change from
+ * spec 01 §2 and §6, which list every entry and let users walk into Access Denied; the route
+ * guards and the server's checks stay). Users and Roles are main entries after Settings, as
+ * spec 01 §1 lists the areas, so only the Settings group folds.
  */
 
 export interface MenuLink {
   path: string;
   labelKey: string;
   icon: string;
+  /** The screen id a role must grant to see the entry (absent: everyone). */
+  screenId?: number;
 }
 
 export interface MenuGroup {
@@ -23,48 +27,53 @@ export function isGroup(entry: MenuEntry): entry is MenuGroup {
 }
 
 export const MENU: MenuEntry[] = [
-  { path: '/dashboard/home', labelKey: 'menu.home', icon: 'pi-home' },
-  { path: '/dashboard/financialdocument', labelKey: 'menu.dataImport', icon: 'pi-upload' },
-  { path: '/dashboard/csvprocessed', labelKey: 'menu.dataProcessed', icon: 'pi-database' },
-  { path: '/dashboard/extraction-logs', labelKey: 'menu.extractionLogs', icon: 'pi-list' },
-  { path: '/dashboard/bank-settlement', labelKey: 'menu.reconcile', icon: 'pi-sync' },
-  { path: '/dashboard/tasks', labelKey: 'menu.tasks', icon: 'pi-check-square' },
-  { path: '/dashboard/reports', labelKey: 'menu.reports', icon: 'pi-chart-bar' },
+  { path: '/dashboard/home', labelKey: 'menu.home', icon: 'pi-home', screenId: 1 },
+  { path: '/dashboard/financialdocument', labelKey: 'menu.dataImport', icon: 'pi-upload', screenId: 2 },
+  { path: '/dashboard/csvprocessed', labelKey: 'menu.dataProcessed', icon: 'pi-database', screenId: 7 },
+  { path: '/dashboard/extraction-logs', labelKey: 'menu.extractionLogs', icon: 'pi-list', screenId: 12 },
+  { path: '/dashboard/bank-settlement', labelKey: 'menu.reconcile', icon: 'pi-sync', screenId: 13 },
+  { path: '/dashboard/tasks', labelKey: 'menu.tasks', icon: 'pi-check-square', screenId: 14 },
+  { path: '/dashboard/reports', labelKey: 'menu.reports', icon: 'pi-chart-bar', screenId: 15 },
   {
     id: 'settings',
     labelKey: 'menu.settings',
     icon: 'pi-cog',
     items: [
-      { path: '/dashboard/bank-settings', labelKey: 'menu.bankSettings', icon: 'pi-building-columns' },
-      { path: '/dashboard/cera-settings', labelKey: 'menu.exchangeRates', icon: 'pi-euro' },
-      { path: '/dashboard/ras-settings', labelKey: 'menu.countryList', icon: 'pi-globe' },
-      { path: '/dashboard/config-settings', labelKey: 'menu.configSettings', icon: 'pi-sliders-h' },
+      { path: '/dashboard/bank-settings', labelKey: 'menu.bankSettings', icon: 'pi-building-columns', screenId: 8 },
+      { path: '/dashboard/cera-settings', labelKey: 'menu.exchangeRates', icon: 'pi-euro', screenId: 9 },
+      { path: '/dashboard/ras-settings', labelKey: 'menu.countryList', icon: 'pi-globe', screenId: 10 },
+      { path: '/dashboard/config-settings', labelKey: 'menu.configSettings', icon: 'pi-sliders-h', screenId: 11 },
     ],
   },
-  {
-    id: 'administration',
-    labelKey: 'menu.administration',
-    icon: 'pi-shield',
-    items: [
-      // Add/edit screens belong to their list, so the group stays open there too.
-      { path: '/dashboard/userslist', labelKey: 'menu.users', icon: 'pi-users' },
-      { path: '/dashboard/roleslist', labelKey: 'menu.roles', icon: 'pi-id-card' },
-    ],
-  },
+  { path: '/dashboard/userslist', labelKey: 'menu.users', icon: 'pi-users', screenId: 3 },
+  { path: '/dashboard/roleslist', labelKey: 'menu.roles', icon: 'pi-id-card', screenId: 5 },
 ];
-
-const GROUP_PREFIXES: Record<string, string[]> = {
-  administration: ['/dashboard/users/', '/dashboard/roles/'],
-};
 
 /** The group holding the route, so the sidebar can open it; null for top-level routes. */
 export function groupForPath(pathname: string, menu: MenuEntry[] = MENU): string | null {
   for (const entry of menu) {
-    if (!isGroup(entry)) continue;
-    if (entry.items.some((item) => pathname === item.path)) return entry.id;
-    if ((GROUP_PREFIXES[entry.id] ?? []).some((prefix) => pathname.startsWith(prefix))) return entry.id;
+    if (isGroup(entry) && entry.items.some((item) => pathname === item.path)) return entry.id;
   }
   return null;
+}
+
+/** The entries the granted screen ids allow; a group with none of its entries left goes. */
+export function permittedMenu(menu: MenuEntry[], screenIds: readonly number[]): MenuEntry[] {
+  const allowed = (item: MenuLink) => item.screenId === undefined || screenIds.includes(item.screenId);
+  return menu.flatMap((entry): MenuEntry[] => {
+    if (!isGroup(entry)) return allowed(entry) ? [entry] : [];
+    const items = entry.items.filter(allowed);
+    return items.length > 0 ? [{ ...entry, items }] : [];
+  });
+}
+
+/**
+ * Where a signed-in user starts: the first menu entry their roles grant (Home for most), so
+ * a role without Home does not land on Access Denied; Access Denied when nothing is granted.
+ */
+export function firstPermittedPath(screenIds: readonly number[]): string {
+  const first = permittedMenu(MENU, screenIds).flatMap((e) => (isGroup(e) ? e.items : [e]))[0];
+  return first?.path ?? '/dashboard/unauthorized';
 }
 
 /** A metadata screen that asks for a menu entry (views.yaml `screens.<route>.menu`). */
@@ -87,9 +96,11 @@ export function withMetadataScreens(screens: MenuScreen[]): MenuEntry[] {
   if (extra.length === 0) return MENU;
   const link = (s: MenuScreen): MenuLink => ({ path: `/dashboard/screens/${s.route}`, labelKey: s.title, icon: s.menu?.icon ?? 'pi-table' });
   const main = extra.filter((s) => s.menu?.group === 'main').map(link);
+  // Administration screens follow Users and Roles, at the end of the menu.
+  const administration = extra.filter((s) => s.menu?.group === 'administration').map(link);
   const menu = MENU.map((entry) =>
     isGroup(entry) ? { ...entry, items: [...entry.items, ...extra.filter((s) => s.menu?.group === entry.id).map(link)] } : entry,
   );
   const firstGroup = menu.findIndex(isGroup);
-  return [...menu.slice(0, firstGroup), ...main, ...menu.slice(firstGroup)];
+  return [...menu.slice(0, firstGroup), ...main, ...menu.slice(firstGroup), ...administration];
 }

@@ -9,6 +9,9 @@ import { MultiSelect } from 'primereact/multiselect';
 import { InputText } from 'primereact/inputtext';
 import { Button } from 'primereact/button';
 import { defaultOp, fieldType, filterOps, NO_VALUE_OPS, type FilterInput } from '../fields';
+import { DateOfBirthInput } from '../../components/DateOfBirthInput';
+import { useCurrentUser } from '../../auth/useSession';
+import { fromIsoDate, toIsoDate } from '../../lib/dates';
 import type { ColumnMeta, FilterOp } from '../types';
 
 export interface ColumnFilterProps {
@@ -21,6 +24,7 @@ export interface ColumnFilterProps {
 
 export function ColumnFilter({ column, label, value, onChange, enumLabel }: ColumnFilterProps) {
   const { t } = useTranslation();
+  const user = useCurrentUser();
   const ops = filterOps(column);
   const current: FilterInput = value ?? { op: defaultOp(column), value: '' };
   const kind = fieldType(column.type).input;
@@ -51,10 +55,22 @@ export function ColumnFilter({ column, label, value, onChange, enumLabel }: Colu
         />
       );
     }
+    if (kind === 'date') {
+      // The app's date picker in the user's format, not the browser's mm/dd/yyyy.
+      return (
+        <DateOfBirthInput
+          inputId={which === 'to' ? `filter-to-${column.field}` : `filter-value-${column.field}`}
+          value={fromIsoDate(text)}
+          onChange={(date) => set({ [which]: date ? toIsoDate(date) : '' })}
+          dateFormat={user?.dateFormat}
+          appendTo="self"
+        />
+      );
+    }
     return (
       <InputText
         value={text}
-        type={kind === 'date' ? 'date' : 'text'}
+        type="text"
         inputMode={kind === 'number' ? 'decimal' : undefined}
         placeholder={placeholder}
         autoFocus={which === 'value'}

@@ -1,10 +1,26 @@
 import { useNavigate } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import { Button } from 'primereact/button';
+import { getScreenIds } from '../../auth/session';
+import { firstPermittedPath } from '../../shell/menu';
+
+/**
+ * Back in the app's own history; when there is none (the address was typed or opened from a
+ * bookmark), the first screen the user may open, so Go Back never leaves the app.
+ */
+function useGoBack() {
+  const navigate = useNavigate();
+  return () => {
+    const state: unknown = window.history.state;
+    const index = typeof state === 'object' && state !== null ? (state as { idx?: unknown }).idx : undefined;
+    if (typeof index === 'number' && index > 0) void navigate(-1);
+    else void navigate(firstPermittedPath(getScreenIds()), { replace: true });
+  };
+}
 
 export default function AccessDeniedScreen() {
   const { t } = useTranslation();
-  const navigate = useNavigate();
+  const goBack = useGoBack();
   return (
     <section className="screen" data-testid="access-denied">
       <div className="card access-denied">
@@ -14,7 +30,7 @@ export default function AccessDeniedScreen() {
         </h1>
         <p>{t('accessDenied.message')}</p>
         <p className="muted">{t('accessDenied.hint')}</p>
-        <Button label={t('accessDenied.goBack')} icon="pi pi-arrow-left" onClick={() => navigate(-1)} data-testid="go-back" />
+        <Button label={t('accessDenied.goBack')} icon="pi pi-arrow-left" onClick={goBack} data-testid="go-back" />
       </div>
     </section>
   );

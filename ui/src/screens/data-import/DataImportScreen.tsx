@@ -16,6 +16,7 @@ import { useToast } from '../../shell/toast';
 import { useCurrentUser } from '../../auth/useSession';
 import { getAppConfig } from '../../config/appConfig';
 import { formatDate } from '../../lib/dates';
+import { serverMessage } from '../../api/client';
 import { IMPORT_KINDS, importsApi, isFinished, type ImportFile, type ImportKind, type ImportLayout, type ImportStatus } from '../../api/imports';
 import { extractionLogLink, formatBytes, formatCount, ROW_ERROR_LIMIT, rowErrorText, selectExtractionLogTab } from './importFormat';
 import { isDone, useImportQueue, type UploadEntry, type UploadOutcome, type UploadPhase } from './useImportQueue';
@@ -413,7 +414,7 @@ function RecentImports({ version, pollMs, locale }: { version: number; pollMs: n
                     {row.fileName}
                   </td>
                   <td>
-                    <Tag value={t(`imports.phase.${row.status}`, { defaultValue: row.status })} severity={STATUS_SEVERITY[row.status] ?? 'secondary'} title={row.error ?? undefined} />
+                    <Tag value={t(`imports.phase.${row.status}`, { defaultValue: row.status })} severity={STATUS_SEVERITY[row.status] ?? 'secondary'} title={row.error ? serverMessage({ code: row.errorCode, params: row.errorParams, text: row.error }) : undefined} />
                   </td>
                   <td className="num">{formatCount(row.rowsRead, locale)}</td>
                   <td className="num">{formatCount(row.rowsLoaded, locale)}</td>

@@ -30,5 +30,15 @@ describe('import helpers', () => {
     expect(rowErrorText({ line: 2, column: 1, field: 'TicketNumber', message: 'TicketNumber: "12" is too short' }, t)).toBe('line 2, column 1 (TicketNumber): "12" is too short');
     await i18n.changeLanguage('sv');
     expect(rowErrorText({ line: 2, column: 3, message: 'fel' }, i18n.t.bind(i18n))).toBe('rad 2, kolumn 3: fel');
+    // A coded message reads in the UI language too.
+    const coded = {
+      line: 4,
+      column: 2,
+      field: 'ProcessingDate',
+      message: 'ProcessingDate: "02/11/2026" is not a date in the format yyyy-MM-dd',
+      code: 'import.row.date',
+      params: { field: 'ProcessingDate', value: '"02/11/2026"', format: 'yyyy-MM-dd' },
+    };
+    expect(rowErrorText(coded, i18n.t.bind(i18n))).toBe('rad 4, kolumn 2 (ProcessingDate): "02/11/2026" är inte ett datum i formatet yyyy-MM-dd');
   });
 });

@@ -2,6 +2,7 @@
  * Pure helpers of the Data Import screen: sizes, row-error lines, and where an import's
  * extraction-log row lives (the metadata screen dashboard/extraction-logs and its tab).
  */
+import { serverMessage } from '../../api/client';
 import type { ImportKind, RowError } from '../../api/imports';
 
 /** The extraction-logs metadata screen keeps its open tab here (engine/MetadataScreen). */
@@ -73,7 +74,9 @@ export function rowErrorText(error: RowError, t: Translate): string {
   if (error.column) parts.push(t('imports.rowError.column', { column: error.column }));
   let where = parts.join(', ');
   if (error.field) where += ` (${error.field})`;
-  // The server's message may start with the field name the line already shows.
-  const message = error.field && error.message.startsWith(`${error.field}: `) ? error.message.slice(error.field.length + 2) : error.message;
+  // The server's message, in the reader's language when it has a code, may start with the
+  // field name the line already shows.
+  const text = serverMessage({ code: error.code, params: error.params, text: error.message });
+  const message = error.field && text.startsWith(`${error.field}: `) ? text.slice(error.field.length + 2) : text;
   return `${where}: ${message}`;
 }

@@ -5,7 +5,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ApiError } from '../../api/client';
+import { ApiError, serverMessage } from '../../api/client';
 import { importsApi, isFinished, type ImportFile, type ImportKind } from '../../api/imports';
 import { getAppConfig } from '../../config/appConfig';
 import { formatBytes } from './importFormat';
@@ -98,7 +98,11 @@ export function useImportQueue({ pollMs, parallel = 2, onOutcome }: ImportQueueO
           return;
         }
       }
-      finish(key, fileName, { phase: current.status, result: current, error: current.error ?? undefined });
+      finish(key, fileName, {
+        phase: current.status,
+        result: current,
+        error: current.error ? serverMessage({ code: current.errorCode, params: current.errorParams, text: current.error }) : undefined,
+      });
     },
     [pollMs, update, finish],
   );

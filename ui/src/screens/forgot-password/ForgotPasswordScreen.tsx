@@ -3,9 +3,12 @@ import { Link, useNavigate } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import { InputText } from 'primereact/inputtext';
 import { Button } from 'primereact/button';
+import { GENERIC_ERROR } from '../../api/client';
+import i18n from '../../i18n';
 import { authApi } from '../../api/auth';
 import { useToast } from '../../shell/toast';
-import { PasswordStrengthMeter } from '../../components/PasswordStrengthMeter';
+import { PasswordRulesPanel } from '../../components/PasswordRulesPanel';
+import { isValidUserPassword } from '../../auth/userPassword';
 import { AuthLayout } from '../AuthLayout';
 
 // Deliberately loose: the server decides whether an address exists; this only catches typos.
@@ -25,6 +28,11 @@ function BackToLogin() {
   );
 }
 
+/** What the server said went wrong, or the generic text when it said nothing. */
+function serverReason(err: unknown): string {
+  return err instanceof Error && err.message && err.message !== GENERIC_ERROR ? err.message : i18n.t('errors.generic');
+}
+
 export default function ForgotPasswordScreen() {
   const { t } = useTranslation();
   const toast = useToast();
@@ -38,7 +46,9 @@ export default function ForgotPasswordScreen() {
 
   const emailProblem = emailError(email);
   const codeProblem = code.trim() === '' ? 'codeRequired' : null;
-  const passwordProblem = newPassword === '' ? 'newPasswordRequired' : null;
+  // The server's own rules, shown before the user types: nothing is sent that it would refuse.
+  const passwordProblem =
+    newPassword === '' ? 'forgotPassword.newPasswordRequired' : isValidUserPassword(newPassword) ? null : 'users.form.errors.passwordRules';
 
   async function sendCode(event: FormEvent) {
     event.preventDefault();
@@ -50,8 +60,8 @@ export default function ForgotPasswordScreen() {
       toast.info(t('forgotPassword.codeSentDetail'), t('forgotPassword.codeSentTitle'));
       setTouched(false);
       setStep('reset');
-    } catch {
-      toast.error(t('forgotPassword.sendFailed'));
+    } catch (err) {
+      toast.error(serverReason(err), t('forgotPassword.sendFailed'));
     } finally {
       setBusy(false);
     }
@@ -66,8 +76,9 @@ export default function ForgotPasswordScreen() {
       await authApi.resetPassword(email.trim(), code.trim(), newPassword);
       toast.success(t('forgotPassword.resetDone'));
       navigate('/login', { replace: true });
-    } catch {
-      toast.error(t('forgotPassword.resetFailed'));
+    } catch (err) {
+      // The server's reason (a wrong or expired code, a rule the password breaks), in the reader's language.
+      toast.error(serverReason(err), t('forgotPassword.resetFailed'));
     } finally {
       setBusy(false);
     }
@@ -129,10 +140,12 @@ export default function ForgotPasswordScreen() {
             autoComplete="new-password"
             invalid={touched && !!passwordProblem}
           />
-          <PasswordStrengthMeter password={newPassword} />
           {touched && passwordProblem && (
-            <small className="field__error">{t(`forgotPassword.${passwordProblem}`)}</small>
+            <small className="field__error" data-testid="new-password-error">
+              {t(passwordProblem)}
+            </small>
           )}
+          <PasswordRulesPanel password={newPassword} id="reset-password-panel" />
         </div>
         <Button type="submit" label={t('forgotPassword.resetPassword')} loading={busy} className="w-full" />
         <BackToLogin />

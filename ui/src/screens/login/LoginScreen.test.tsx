@@ -106,4 +106,13 @@ describe('sign-in screen', () => {
     expect(url).toBe('/api/auth/login/verify');
     expect(JSON.parse(init.body as string)).toEqual({ challengeId: 'c-1', code: '123456' });
   });
+
+  it('lands a role without Home on the first screen it grants', async () => {
+    serverAnswers([200, { succeeded: true, data: { ...success(), screenIds: [2, 12] } }]);
+    const { router } = renderAt('/login');
+    await screen.findByTestId('login-form');
+    fill('lars', 'Secret123');
+    fireEvent.click(screen.getByTestId('sign-in'));
+    await waitFor(() => expect(locationOf(router)).toBe('/dashboard/financialdocument'));
+  });
 });

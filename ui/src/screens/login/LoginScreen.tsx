@@ -5,14 +5,13 @@ import { InputText } from 'primereact/inputtext';
 import { Button } from 'primereact/button';
 import { Message } from 'primereact/message';
 import { authApi, isTwoFactorChallenge, type LoginResult, type TwoFactorChallenge } from '../../api/auth';
-import { getToken, saveSession } from '../../auth/session';
+import { getScreenIds, getToken, saveSession } from '../../auth/session';
+import { firstPermittedPath } from '../../shell/menu';
 import { isTokenValid } from '../../auth/jwt';
 import { safeReturnUrl } from '../../auth/redirect';
 import { isSupportedLanguage } from '../../i18n';
 import { useToast } from '../../shell/toast';
 import { AuthLayout } from '../AuthLayout';
-
-const HOME = '/dashboard/home';
 
 function errorText(error: unknown, fallback: string): string {
   return error instanceof Error && error.message ? error.message : fallback;
@@ -23,7 +22,8 @@ export default function LoginScreen() {
   const toast = useToast();
   const navigate = useNavigate();
   const [params] = useSearchParams();
-  const returnUrl = safeReturnUrl(params.get('returnUrl')) ?? HOME;
+  // Without a return address, the first screen the user's roles grant (Home for most).
+  const returnUrl = safeReturnUrl(params.get('returnUrl'));
 
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
@@ -34,7 +34,7 @@ export default function LoginScreen() {
   const [error, setError] = useState<string | null>(null);
 
   // Someone already signed in who lands here (bookmark, back button) goes straight on.
-  if (isTokenValid(getToken()) && !submitting) return <Navigate to={returnUrl} replace />;
+  if (isTokenValid(getToken()) && !submitting) return <Navigate to={returnUrl ?? firstPermittedPath(getScreenIds())} replace />;
 
   async function finish(result: LoginResult) {
     if (isTwoFactorChallenge(result)) {
@@ -45,7 +45,7 @@ export default function LoginScreen() {
     saveSession({ token: result.token, user: result.user, screenIds: result.screenIds, roles: result.roles });
     toast.clear();
     if (isSupportedLanguage(result.user.languageCode)) await i18n.changeLanguage(result.user.languageCode);
-    navigate(returnUrl, { replace: true });
+    navigate(returnUrl ?? firstPermittedPath(result.screenIds), { replace: true });
   }
 
   async function run(call: () => Promise<LoginResult>) {

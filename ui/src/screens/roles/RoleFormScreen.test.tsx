@@ -3,6 +3,7 @@ import { configure, fireEvent, screen, waitFor } from '@testing-library/react';
 import { locationOf, renderAt, seedSession } from '../../test/helpers';
 import { created, fail, mockApi, ok } from '../../test/apiMock';
 import { resetWebScreenCache } from '../../api/identity';
+import i18n from '../../i18n';
 
 // Forms with PrimeReact widgets render slowly in jsdom on a busy machine: allow for it.
 configure({ asyncUtilTimeout: 5000 });
@@ -58,6 +59,21 @@ describe('add role', () => {
     expect(api.callsTo('POST', '/api/roles')[0]?.body).toEqual({ roleName: 'Clerk', description: 'Imports files' });
     expect(api.callsTo('PUT', '/api/roles/9/screens')[0]?.body).toEqual({ screenIds: [1, 2] });
     expect(await screen.findByText('Role created successfully')).toBeTruthy();
+  });
+
+  it('names the screens in the reader language', async () => {
+    seedSession();
+    mockApi({ 'GET /api/roles/webscreens': ok([...SCREENS, { id: 99, screenName: 'Brand New' }]) });
+    await i18n.changeLanguage('pt');
+    try {
+      renderAt('/dashboard/roles/add');
+      await screen.findByLabelText('Importação de dados');
+      expect(box('Início')).toBeTruthy();
+      expect(box('Lista de utilizadores')).toBeTruthy();
+      expect(box('Brand New')).toBeTruthy(); // a screen without a translation keeps the server's name
+    } finally {
+      await i18n.changeLanguage('en');
+    }
   });
 
   it('select-all ticks every screen and follows the single boxes', async () => {

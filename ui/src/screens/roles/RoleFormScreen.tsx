@@ -261,7 +261,7 @@ function RoleForm({ editId }: { editId: number | null }) {
         ) : (
           <CheckboxList
             name="screen"
-            items={screens.map((screen) => ({ id: screen.id, label: screen.screenName }))}
+            items={screens.map((screen) => ({ id: screen.id, label: t(`serverMessages.webScreen.${screen.id}`, { defaultValue: screen.screenName }) }))}
             selected={isAdminRole ? allScreenIds : selected}
             onChange={setSelected}
             disabled={isAdminRole}

@@ -16,7 +16,7 @@ import { ApiError } from '../../api/client';
 import { rolesApi, usersApi, type Role, type User } from '../../api/identity';
 import { getCurrentUser, updateCurrentUser } from '../../auth/session';
 import { useCurrentUser } from '../../auth/useSession';
-import { blocksKey, PASSWORD_MAX_LENGTH, truncatePassword } from '../../auth/userPassword';
+import { blocksKey, passwordRules, truncatePassword } from '../../auth/userPassword';
 import { isSupportedLanguage } from '../../i18n';
 import { useToast } from '../../shell/toast';
 import { CollapsibleSection } from '../../components/CollapsibleSection';
@@ -88,7 +88,7 @@ function PasswordInput({
         id={id}
         type={shown ? 'text' : 'password'}
         value={value}
-        maxLength={PASSWORD_MAX_LENGTH}
+        maxLength={passwordRules().maxLength}
         autoComplete="new-password"
         disabled={disabled}
         invalid={invalid}
