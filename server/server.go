@@ -21,6 +21,7 @@ import (
 	"ledgerdesk/screens/identity"
 	"ledgerdesk/screens/imports"
 	"ledgerdesk/screens/rates"
+	"ledgerdesk/screens/reports"
 )
 
 // Deps is what the HTTP application needs from the outside world.
@@ -73,6 +74,7 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 	grids.mount(api, ids.authenticate)
 	(&screenHandlers{rates: d.Rates}).mount(api, ids.authenticate)
 	(&importHandlers{imports: d.Imports}).mount(api, ids.authenticate)
+	(&reportHandlers{reports: reports.New(d.Pool)}).mount(api, ids.authenticate)
 	if extra != nil {
 		extra(api)
 	}
