@@ -82,8 +82,13 @@ export function dispositionFileName(header: string | null): string | null {
  * Asks the server for the export and saves it through an object URL, so the bearer token
  * travels in a header (a plain link could not carry it).
  */
-export async function downloadExport(request: ExportRequest, fallbackName: string): Promise<string> {
-  const { blob, disposition } = await apiDownload('/grid/export', request);
+export function downloadExport(request: ExportRequest, fallbackName: string): Promise<string> {
+  return downloadFile('/grid/export', request, fallbackName);
+}
+
+/** Saves the file a POST to path answers (the name from Content-Disposition, else fallbackName). */
+export async function downloadFile(path: string, body: unknown, fallbackName: string): Promise<string> {
+  const { blob, disposition } = await apiDownload(path, body);
   const name = dispositionFileName(disposition) ?? fallbackName;
   const href = URL.createObjectURL(blob);
   const link = document.createElement('a');
