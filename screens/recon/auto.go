@@ -1,0 +1,343 @@
+package recon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"ledgerdesk/engine"
+)
+
+// Queue is the job queue auto runs take (DESIGN.md section 6).
+const Queue = "recon"
+
+// Run is one automatic reconciliation of a level and what it did.
+type Run struct {
+	ID             int64      `json:"runId"`
+	Level          string     `json:"level"`
+	Status         string     `json:"status"` // queued, running, succeeded, failed
+	Matched        int        `json:"matched"`
+	Partial        int        `json:"partial"`
+	Unmatched      int        `json:"unmatched"` // left records without a match after the run
+	LeftUnmatched  int        `json:"leftUnmatched"`
+	RightUnmatched int        `json:"rightUnmatched"`
+	Seconds        float64    `json:"seconds"`
+	CreatedBy      string     `json:"createdBy"`
+	CreatedOn      time.Time  `json:"createdOn"`
+	StartedOn      *time.Time `json:"startedOn"`
+	FinishedOn     *time.Time `json:"finishedOn"`
+	Error          string     `json:"error,omitempty"`
+	jobID          *int64
+}
+
+// Done reports whether the run has finished, well or not.
+func (r *Run) Done() bool { return r.Status == "succeeded" || r.Status == "failed" }
+
+const runColumns = `id, level, status, matched, partial, left_unmatched, right_unmatched, created_by, created_on,
+	started_on, finished_on, coalesce(error, ''), job_id`
+
+func scanRun(row pgx.Row) (*Run, error) {
+	var r Run
+	var level int
+	if err := row.Scan(&r.ID, &level, &r.Status, &r.Matched, &r.Partial, &r.LeftUnmatched, &r.RightUnmatched, &r.CreatedBy,
+		&r.CreatedOn, &r.StartedOn, &r.FinishedOn, &r.Error, &r.jobID); err != nil {
+		return nil, err
+	}
+	r.Level = Levels[level-1].Slug
+	r.Unmatched = r.LeftUnmatched
+	if r.StartedOn != nil && r.FinishedOn != nil {
+		r.Seconds = float64(r.FinishedOn.Sub(*r.StartedOn).Milliseconds()) / 1000
+	}
+	return &r, nil
+}
+
+// GetRun returns one run.
+func (s *Service) GetRun(ctx context.Context, id int64) (*Run, error) {
+	r, err := scanRun(s.pool.QueryRow(ctx, `select `+runColumns+` from recon_run where id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, engine.NotFound("No reconciliation run %d.", id).With("recon.runNotFound", "runId", id)
+	}
+	return r, err
+}
+
+// Runs lists the latest runs of a level (all levels when l is nil), newest first.
+func (s *Service) Runs(ctx context.Context, l *Level, limit int) ([]*Run, error) {
+	var level *int
+	if l != nil {
+		level = &l.N
+	}
+	rows, err := s.pool.Query(ctx, `select `+runColumns+` from recon_run where $1::int is null or level = $1
+		order by id desc limit $2`, level, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []*Run{}
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// AutoArgs is the job that runs automatic reconciliation of a level once.
+type AutoArgs struct {
+	RunID int64  `json:"runId"`
+	Level int    `json:"level"`
+	Actor string `json:"actor"`
+}
+
+// Kind names the job for the queue.
+func (AutoArgs) Kind() string { return "recon_auto" }
+
+// InsertOpts: one try on queue recon. A failed run is recorded as failed and
+// the user starts another; a retry would hold the level's lock meanwhile.
+func (AutoArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: Queue, MaxAttempts: 1} }
+
+// AutoWorker runs auto-reconcile jobs.
+type AutoWorker struct {
+	river.WorkerDefaults[AutoArgs]
+	Service *Service
+}
+
+// Work runs the level; a failure is written to the run.
+func (w *AutoWorker) Work(ctx context.Context, job *river.Job[AutoArgs]) error {
+	ctx = engine.WithActor(ctx, &engine.Actor{Username: job.Args.Actor})
+	err := w.Service.execute(ctx, job.Args.RunID, Levels[job.Args.Level-1])
+	if err != nil {
+		w.Service.log.Error("auto reconcile failed", "run", job.Args.RunID, "level", job.Args.Level, "err", err)
+		if _, ferr := w.Service.pool.Exec(context.WithoutCancel(ctx), `update recon_run set status = 'failed', finished_on = now(), error = $2
+			where id = $1 and status in ('queued', 'running')`, job.Args.RunID, engine.MessageOf(err)); ferr != nil {
+			w.Service.log.Error("auto reconcile: recording the failure", "run", job.Args.RunID, "err", ferr)
+		}
+	}
+	return err
+}
+
+// Timeout bounds a run: a million records per side take well under a minute.
+func (w *AutoWorker) Timeout(*river.Job[AutoArgs]) time.Duration { return 20 * time.Minute }
+
+// Auto queues an automatic reconciliation of level l and waits for it up to
+// s.Wait. A run of the same level already queued or running is a conflict
+// naming it. The answer is the run, finished or (after the wait) still going.
+func (s *Service) Auto(ctx context.Context, l *Level) (*Run, error) {
+	if s.queue == nil {
+		return nil, engine.Unavailable("The job queue is not running; automatic reconciliation cannot start.").With("recon.noQueue")
+	}
+	actor := engine.ActorFrom(ctx).Username
+	var runID int64
+	for try := 0; ; try++ {
+		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			if err := tx.QueryRow(ctx, `insert into recon_run (level, created_by) values ($1, $2) returning id`, l.N, actor).Scan(&runID); err != nil {
+				return err
+			}
+			job, err := s.queue.InsertTx(ctx, tx, AutoArgs{RunID: runID, Level: l.N, Actor: actor}, nil)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `update recon_run set job_id = $2 where id = $1`, runID, job.Job.ID); err != nil {
+				return err
+			}
+			return engine.Audit(ctx, tx, engine.AuditEntry{Action: "recon.auto", Entity: "recon_run", EntityID: fmt.Sprint(runID),
+				After: map[string]any{"level": l.Slug}})
+		})
+		var pg *pgconn.PgError
+		if errors.As(err, &pg) && pg.Code == "23505" && try == 0 {
+			active, aerr := s.activeRun(ctx, l)
+			if aerr != nil {
+				return nil, aerr
+			}
+			if active == nil {
+				continue // it finished meanwhile
+			}
+			if stale, serr := s.abandoned(ctx, active); serr != nil || !stale {
+				if serr != nil {
+					return nil, serr
+				}
+				return nil, engine.Conflict("An automatic reconcile of %s is already %s (run %d, started by %s at %s). Wait for it to finish.",
+					l.Name, active.Status, active.ID, active.CreatedBy, active.CreatedOn.UTC().Format("2006-01-02 15:04 UTC")).
+					With("recon.runActive", "level", l.Slug, "runId", active.ID, "status", active.Status, "by", active.CreatedBy, "at", active.CreatedOn)
+			}
+			continue // the stale run was closed: try again
+		}
+		if err != nil {
+			return nil, fmt.Errorf("auto reconcile %s: %w", l.Slug, err)
+		}
+		break
+	}
+	return s.waitRun(ctx, runID, s.Wait)
+}
+
+func (s *Service) activeRun(ctx context.Context, l *Level) (*Run, error) {
+	r, err := scanRun(s.pool.QueryRow(ctx, `select `+runColumns+` from recon_run where level = $1 and status in ('queued', 'running')`, l.N))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	return r, err
+}
+
+// abandoned closes a run whose job is no longer alive (the process running
+// it died and the queue gave the job up), so it does not block its level
+// for ever; it reports whether it did.
+func (s *Service) abandoned(ctx context.Context, r *Run) (bool, error) {
+	if r.jobID == nil {
+		return false, nil
+	}
+	job, err := s.queue.JobGet(ctx, *r.jobID)
+	gone := errors.Is(err, river.ErrNotFound)
+	if err != nil && !gone {
+		return false, err
+	}
+	if !gone && job.State != rivertype.JobStateDiscarded && job.State != rivertype.JobStateCancelled && job.State != rivertype.JobStateCompleted {
+		return false, nil
+	}
+	tag, err := s.pool.Exec(ctx, `update recon_run set status = 'failed', finished_on = now(),
+		error = 'The run stopped without finishing (its process ended).' where id = $1 and status in ('queued', 'running')`, r.ID)
+	return tag.RowsAffected() == 1, err
+}
+
+// waitRun polls a run until it is done or wait has passed.
+func (s *Service) waitRun(ctx context.Context, id int64, wait time.Duration) (*Run, error) {
+	deadline := time.Now().Add(wait)
+	for delay := 20 * time.Millisecond; ; delay = min(delay*2, 250*time.Millisecond) {
+		r, err := s.GetRun(ctx, id)
+		if err != nil || r.Done() || time.Now().After(deadline) {
+			return r, err
+		}
+		select {
+		case <-ctx.Done():
+			return r, nil // the run goes on; the caller sees it running
+		case <-time.After(delay):
+		}
+	}
+}
+
+// candidatesSQL turns a level's key pairs into the pairs inside its
+// tolerances (DESIGN.md section 6), with the rule each meets, the variance
+// (left minus right, in the left record's currency), the date lag and the
+// difference pairs are ranked by (in USD across currencies). A pair whose
+// match a user undid is left out: undoing says the pair is wrong. $1 is the
+// level's widest date threshold, $2 the level.
+const candidatesSQL = `
+	create temp table recon_cand on commit drop as
+	select p.left_id, p.right_id,
+	       case when p.l_cur = p.r_cur then p.l_amount - p.r_amount
+	            else round(p.l_amount - p.r_amount * fx.r_rate / fx.l_rate, 2) end as variance,
+	       abs(p.r_date - p.l_date) as lag,
+	       case when p.l_cur = p.r_cur then abs(p.l_amount - p.r_amount) else fx.usd_diff end as rank_diff,
+	       case when p.l_cur <> p.r_cur then 'fx'
+	            when p.l_amount <> p.r_amount then 'amount'
+	            when p.l_date = p.r_date then 'exact'
+	            else 'date' end as rule
+	from (%s) p
+	left join recon_tolerance tol on tol.level = $2 and tol.provider_key = p.provider_key
+	left join lateral (
+		select rates.l_rate, rates.r_rate, abs(p.l_amount * rates.l_rate - p.r_amount * rates.r_rate) as usd_diff,
+		       abs(p.l_amount * rates.l_rate) as l_usd
+		from (select usd_rate(p.l_cur, p.l_date) as l_rate, usd_rate(p.r_cur, p.r_date) as r_rate) rates
+		where p.l_cur <> p.r_cur) fx on true
+	where abs(p.r_date - p.l_date) <= coalesce(tol.date_threshold, 0)
+	  -- a pair a user undid is not matched again automatically
+	  and not exists (select 1 from recon_match u where u.level = $2 and u.left_id = p.left_id and u.right_id = p.right_id
+	                  and u.undone_on is not null)
+	  and case when p.l_cur = p.r_cur then abs(p.l_amount - p.r_amount) <= coalesce(tol.amount_threshold, 0)
+	           else tol.currency_threshold is not null and fx.l_usd > 0
+	                and fx.usd_diff * 100 <= tol.currency_threshold * fx.l_usd end`
+
+// roundSQL matches, in one statement, every candidate pair that is the best
+// of both its records (least difference, then least lag, then lowest id)
+// and drops the candidates of the records it matched. Repeated until it
+// matches nothing, it gives what matching pairs in that order one by one
+// would, without a loop over rows. $1 level, $2 run, $3 who.
+const roundSQL = `
+	with ins as (
+		insert into recon_match (level, left_id, right_id, status, rule, amount_variance, date_lag_days, run_id, created_by)
+		select $1, r.left_id, r.right_id, case when r.rule in ('exact', 'date') then 'matched' else 'partial' end,
+		       r.rule, r.variance, r.lag, $2, $3
+		from (select c.*, row_number() over (partition by c.left_id order by c.rank_diff, c.lag, c.right_id) as rl,
+		                  row_number() over (partition by c.right_id order by c.rank_diff, c.lag, c.left_id) as rr
+		      from recon_cand c) r
+		where r.rl = 1 and r.rr = 1
+		order by r.left_id
+		on conflict do nothing
+		returning left_id, right_id, status
+	), gone as (
+		delete from recon_cand c where c.left_id in (select left_id from ins) or c.right_id in (select right_id from ins)
+	)
+	select count(*) filter (where status = 'matched'), count(*) filter (where status = 'partial'), count(*) from ins`
+
+// execute runs automatic reconciliation of level l for run runID in one
+// transaction: exact and inside-tolerance pairs matched, records already
+// matched (by hand or an earlier run) left alone, the counts stored.
+func (s *Service) execute(ctx context.Context, runID int64, l *Level) error {
+	tag, err := s.pool.Exec(ctx, `update recon_run set status = 'running', started_on = now() where id = $1 and status = 'queued'`, runID)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("run %d is not queued", runID)
+	}
+	actor := engine.ActorFrom(ctx).Username
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// Sorting and hashing a million candidates wants more than the default memory.
+		if _, err := tx.Exec(ctx, `select set_config('work_mem', '256MB', true)`); err != nil {
+			return err
+		}
+		if l.N == 3 {
+			if err := refreshPayouts(ctx, tx); err != nil {
+				return err
+			}
+		}
+		m, err := match(ctx, tx, l, runID, actor)
+		if err != nil {
+			return err
+		}
+		var left, right int
+		if err := tx.QueryRow(ctx, l.leftUnmatched).Scan(&left); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, l.rightUnmatched).Scan(&right); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `update recon_run set status = 'succeeded', finished_on = clock_timestamp(), matched = $2, partial = $3,
+			left_unmatched = $4, right_unmatched = $5 where id = $1`, runID, m.matched, m.partial, left, right)
+		return err
+	})
+}
+
+type matchCounts struct{ matched, partial int }
+
+// match pairs the unmatched records of level l inside tolerance, in tx.
+func match(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string) (matchCounts, error) {
+	var c matchCounts
+	var maxLag int
+	if err := tx.QueryRow(ctx, `select coalesce(max(date_threshold), 0) from recon_tolerance where level = $1`, l.N).Scan(&maxLag); err != nil {
+		return c, err
+	}
+	if _, err := tx.Exec(ctx, fmt.Sprintf(candidatesSQL, l.pairs), maxLag, l.N); err != nil {
+		return c, fmt.Errorf("candidates: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `analyze recon_cand`); err != nil {
+		return c, err
+	}
+	for {
+		var matched, partial, n int
+		if err := tx.QueryRow(ctx, roundSQL, l.N, runID, actor).Scan(&matched, &partial, &n); err != nil {
+			return c, fmt.Errorf("match round: %w", err)
+		}
+		c.matched += matched
+		c.partial += partial
+		if n == 0 {
+			return c, nil
+		}
+	}
+}
