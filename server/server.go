@@ -75,6 +75,7 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 	(&screenHandlers{rates: d.Rates}).mount(api, ids.authenticate)
 	(&importHandlers{imports: d.Imports}).mount(api, ids.authenticate)
 	(&reportHandlers{reports: reports.New(d.Pool)}).mount(api, ids.authenticate)
+	newHomeHandlers(d).mount(api, ids.authenticate)
 	if extra != nil {
 		extra(api)
 	}
