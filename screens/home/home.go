@@ -56,20 +56,20 @@ func New(pool *pgxpool.Pool, imports func(ctx context.Context, n int) (any, erro
 }
 
 // Figures is the answer of GET /api/home. A figure the caller's screens do
-// not permit is absent (null).
+// not permit is null; a permitted one without data is empty.
 type Figures struct {
 	Month      string    `json:"month"` // YYYY-MM
 	From       string    `json:"from"`  // first day
 	To         string    `json:"to"`    // last day
 	ComputedAt time.Time `json:"computedAt"`
 
-	Levels          []*LevelFigures `json:"levels,omitempty"`          // screen 13
-	UnmatchedTrend  []TrendDay      `json:"unmatchedTrend,omitempty"`  // screen 13
-	OldestUnmatched []Unmatched     `json:"oldestUnmatched,omitempty"` // screen 13
-	LastRuns        []Run           `json:"lastRuns,omitempty"`        // screen 13
-	Tasks           *TaskFigures    `json:"tasks,omitempty"`           // screen 14
-	Imports         any             `json:"imports,omitempty"`         // screen 2
-	Bank            *BankFigures    `json:"bank,omitempty"`            // screen 15
+	Levels          []*LevelFigures `json:"levels"`          // screen 13
+	UnmatchedTrend  []TrendDay      `json:"unmatchedTrend"`  // screen 13
+	OldestUnmatched []Unmatched     `json:"oldestUnmatched"` // screen 13
+	LastRuns        []Run           `json:"lastRuns"`        // screen 13
+	Tasks           *TaskFigures    `json:"tasks"`           // screen 14
+	Imports         any             `json:"imports"`         // screen 2
+	Bank            *BankFigures    `json:"bank"`            // screen 15
 }
 
 // Amount is a count and its exact USD sum ("0.00" when there is none).
@@ -248,7 +248,7 @@ func (s *Service) compute(ctx context.Context, a *engine.Actor, month, now time.
 	}
 	if a.Can(ScreenReconcile) {
 		f.UnmatchedTrend = trendDays(from, to, trend)
-		f.OldestUnmatched = slices.Concat(oldest...)
+		f.OldestUnmatched = append([]Unmatched{}, slices.Concat(oldest...)...)
 	}
 	return f, nil
 }

@@ -5,51 +5,13 @@
 //   BASE_URL=http://127.0.0.1:8080 ADMIN_PASSWORD=... node e2e/reports.e2e.mjs
 import {
   BASE_URL,
-  assert, byTestId, collectProblems, createChecks, firstTwoLines, launchBrowser, loadTranslations, openPage, shot, signIn,
+  assert, byTestId, callApi, collectProblems, createChecks, firstTwoLines, launchBrowser, loadTranslations, importCsv, openPage, shot, signIn,
   waitForHash,
 } from './lib.mjs';
 
 const en = loadTranslations('en');
 const sv = loadTranslations('sv');
 const { check, run } = createChecks({ describe: firstTwoLines });
-
-/** Calls the API from the page with the signed-in token. */
-async function callApi(page, method, path, body) {
-  return page.evaluate(
-    async ({ method, path, body }) => {
-      const response = await fetch(`/api${path}`, {
-        method,
-        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${localStorage.getItem('token')}` },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: response.status, body: await response.json().catch(() => null) };
-    },
-    { method, path, body },
-  );
-}
-
-/** Imports a bank statement CSV through POST /api/imports and waits until it is loaded. */
-async function importBank(page, csv, name) {
-  const id = await page.evaluate(
-    async ({ csv, name }) => {
-      const form = new FormData();
-      form.append('kind', 'bank');
-      form.append('file', new Blob([csv], { type: 'text/csv' }), name);
-      const response = await fetch('/api/imports', { method: 'POST', headers: { Authorization: `Bearer ${localStorage.getItem('token')}` }, body: form });
-      const answer = await response.json();
-      if (!answer.succeeded) throw new Error(`import: ${answer.error}`);
-      return answer.data.importId;
-    },
-    { csv, name },
-  );
-  for (let i = 0; i < 100; i++) {
-    const { body } = await callApi(page, 'GET', `/imports/${id}`);
-    if (body?.data?.status === 'succeeded') return;
-    if (body?.data?.status === 'failed') throw new Error(`import failed: ${body.data.error}`);
-    await page.waitForTimeout(200);
-  }
-  throw new Error('the import did not finish');
-}
 
 /** Runs `action` and waits for the bank overview answer it causes. */
 async function afterOverview(page, action) {
@@ -101,7 +63,7 @@ async function main() {
         `US00RPT${suffix},2026-03-02,,AMEX-${suffix} settlement 2,50.00,USD,R${suffix}4,4,`,
         `US00RPT${suffix},2026-03-03,,NUVEI-${suffix} fee,-10.00,USD,R${suffix}5,5,`,
       ];
-      await importBank(page, lines.join('\n') + '\n', `reports-${suffix}.csv`);
+      await importCsv(page, 'bank', lines.join('\n') + '\n', `reports-${suffix}.csv`);
     });
 
     await check('reports screen: title, Period first, an actor column each, Total last, RowTotal last row', async () => {

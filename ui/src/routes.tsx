@@ -17,6 +17,7 @@ const UserFormScreen = lazy(() => import('./screens/users/UserFormScreen'));
 const RoleFormScreen = lazy(() => import('./screens/roles/RoleFormScreen'));
 const DataImportScreen = lazy(() => import('./screens/data-import/DataImportScreen'));
 const ReportsScreen = lazy(() => import('./screens/reports/ReportsScreen'));
+const HomeScreen = lazy(() => import('./screens/home/HomeScreen'));
 const MetadataScreen = lazy(() => import('./engine/MetadataScreen'));
 const RoutedMetadataScreen = lazy(() => import('./engine/MetadataScreen').then((m) => ({ default: m.RoutedMetadataScreen })));
 
@@ -46,7 +47,7 @@ export const SCREEN_IDS = {
 } as const;
 
 export const DASHBOARD_ROUTES: DashboardRoute[] = [
-  { path: 'home', screenId: SCREEN_IDS.home, titleKey: 'screens.home.title' },
+  { path: 'home', screenId: SCREEN_IDS.home, titleKey: 'screens.home.title', element: <HomeScreen /> },
   { path: 'financialdocument', screenId: SCREEN_IDS.financialDocument, titleKey: 'screens.financialDocument.title', element: <DataImportScreen /> },
   { path: 'userslist', screenId: SCREEN_IDS.usersList, titleKey: 'screens.usersList.title', element: <MetadataScreen route="userslist" titleKey="screens.usersList.title" /> },
   { path: 'users/add', screenId: SCREEN_IDS.userEdit, titleKey: 'screens.userAdd.title', element: <UserFormScreen /> },
