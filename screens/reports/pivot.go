@@ -76,19 +76,20 @@ var flagFilters = []struct {
 }
 
 // PivotSQL is the bank overview statement for p (normalized) and its
-// arguments. Bookings are summed per day and actor first, straight from
-// the covering index of migration 00013, then per period; the periods
-// between the first and the last with bookings are all there (a month
-// without bookings is a row with empty cells, so the chart's axis does not
-// skip it). The row kinds of the result: 0 a period (first day, label,
-// last day), 1 a cell (period, actor, sum), 2 a period's total, 3 an
+// arguments. It reads the sums per day, actor, direction and flags that
+// migration 00013 keeps (bank_booking_day), adds them up per period and
+// actor, and lists every period between the first and the last with
+// bookings (a month without bookings is a row with empty cells, so the
+// chart's axis does not skip it). A sum is null where none of its bookings
+// has a USD amount. The row kinds of the result: 0 a period (first day,
+// label, last day), 1 a cell (period, actor, sum), 2 a period's total, 3 an
 // actor's total, 4 the grand total.
 func PivotSQL(p Params) (string, []any) {
 	per := periods[p.DateGrouping]
 	// In and Out amounts are separate columns; both are kept with their sign.
-	amount, direction := "in_usd", "IN"
+	amount, direction := "case when sum(in_count) > 0 then sum(in_usd) end", "IN"
 	if p.InOut == "Out" {
-		amount, direction = "out_usd", "OUT"
+		amount, direction = "case when sum(out_count) > 0 then sum(out_usd) end", "OUT"
 	}
 	args := []any{direction}
 	var where strings.Builder
@@ -101,8 +102,8 @@ func PivotSQL(p Params) (string, []any) {
 	}
 	return `
 with days as (
-	select booked_date as d, actor, sum(` + amount + `) as amount
-	from bank_booking
+	select booked_date as d, actor, ` + amount + ` as amount
+	from bank_booking_day
 	where ` + where.String() + `
 	group by booked_date, actor
 ), cells as (

@@ -359,3 +359,75 @@ func TestParams(t *testing.T) {
 		t.Errorf("differing %d, want 3", n)
 	}
 }
+
+// TestDailySumsFollowEveryWrite: the sums the pivot reads (bank_booking_day)
+// stay equal to the bookings through updates of every summed column,
+// deletes, a reprocess-sized update, and a truncate.
+func TestDailySumsFollowEveryWrite(t *testing.T) {
+	s := New(pgtest.New(t))
+	insertBookings(t, s, testBookings())
+	ctx := context.Background()
+	exec := func(sql string) {
+		t.Helper()
+		if _, err := s.pool.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	// A fresh aggregate of the bookings, the other way round from the triggers.
+	same := func(step string) {
+		t.Helper()
+		var diff int
+		if err := s.pool.QueryRow(ctx, `
+			with fresh as (
+				select in_or_out, affects_balance, dist_rvn_settle, distr_driver, booked_date, actor,
+				       count(*) as bookings, coalesce(sum(in_usd), 0) as in_usd, count(in_usd) as in_count,
+				       coalesce(sum(out_usd), 0) as out_usd, count(out_usd) as out_count
+				from bank_booking where in_or_out is not null group by 1, 2, 3, 4, 5, 6)
+			select count(*) from ((select * from fresh except select * from bank_booking_day)
+			                      union all (select * from bank_booking_day except select * from fresh)) d`).Scan(&diff); err != nil {
+			t.Fatal(err)
+		}
+		if diff != 0 {
+			t.Fatalf("%s: %d rows of the daily sums differ from the bookings", step, diff)
+		}
+		// And the pivot against the test's own sums of the bookings as they are now.
+		rows, err := s.pool.Query(ctx, `select booked_date, in_or_out, actor, dist_rvn_settle, distr_driver, affects_balance,
+			(coalesce(in_usd, out_usd) * 100)::bigint from bank_booking where in_or_out is not null`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var bs []booking
+		for rows.Next() {
+			var b booking
+			if err := rows.Scan(&b.date, &b.dir, &b.actor, &b.distRvn, &b.driver, &b.affects, &b.cents); err != nil {
+				t.Fatal(err)
+			}
+			bs = append(bs, b)
+		}
+		for _, p := range []Params{{DateGrouping: Week}, {InOut: "Out", DistribRvn: "All", AffectsBalance: "No", DateGrouping: Day}} {
+			p, _ = p.Normalize()
+			got, err := s.BankOverview(ctx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := expected(bs, p); !reflect.DeepEqual(got.Data, want) && !(len(got.Data) == 0 && len(want) == 0) {
+				t.Fatalf("%s: %+v: pivot differs from the bookings\n got %v\nwant %v", step, p, got.Data, want)
+			}
+		}
+	}
+	same("inserted")
+	exec(`update bank_booking set actor = 'Bank' where id % 7 = 0`)
+	same("actors changed")
+	exec(`update bank_booking set in_usd = in_usd + 1.01 where id % 5 = 0 and in_or_out = 'IN'`)
+	exec(`update bank_booking set affects_balance = null, dist_rvn_settle = 'Yes' where id % 11 = 0`)
+	same("amounts and flags changed")
+	exec(`update bank_booking set booked_date = booked_date + 40 where id % 13 = 0`)
+	exec(`update bank_booking set in_or_out = null where id % 17 = 0`)
+	same("dates moved, some no longer processed")
+	exec(`delete from bank_booking where id % 3 = 0`)
+	same("a third deleted")
+	exec(`update bank_booking set comments = 'touched'`)
+	same("every row updated")
+	exec(`truncate bank_booking`)
+	same("truncated")
+}
