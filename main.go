@@ -54,7 +54,7 @@ commands:
   check     validate configuration, metadata and database, then exit
   outbox    show the newest messages in the mail outbox (-n count)
   bench     grid [-rows 2000000 -iterations 100 -clients 8] | export [-rows 100000] | import [-rows 1000000]
-            | pivot [-rows 2000000 -iterations 20]
+            | pivot [-rows 2000000 -iterations 20] | home [-rows 1000000]
   demo      [-seed 1 -scale 1 -out DATA_DIR/demo] [--load [--if-empty]]: the demo files, imported with --load
   version   print the version
 
@@ -84,7 +84,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	benchWhat := ""
 	if cmd == "bench" {
 		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-			return errors.New("bench: say what to measure: ledgerdesk bench grid, export, import or pivot")
+			return errors.New("bench: say what to measure: ledgerdesk bench grid, export, import, pivot or home")
 		}
 		benchWhat, args = args[0], args[1:]
 	}
@@ -168,8 +168,10 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 				}
 			})
 			return bench.Pivot(ctx, db.URL, orInt(*rows, 2_000_000), n, stdout)
+		case "home":
+			return bench.Home(ctx, db.URL, orInt(*rows, 1_000_000), stdout)
 		}
-		return fmt.Errorf("bench: unknown benchmark %q (grid, export, import or pivot)", benchWhat)
+		return fmt.Errorf("bench: unknown benchmark %q (grid, export, import, pivot or home)", benchWhat)
 	default:
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("unknown command %q", cmd)

@@ -213,10 +213,7 @@ func (s *Service) compute(ctx context.Context, a *engine.Actor, month, now time.
 		f.Levels = make([]*LevelFigures, len(levels))
 		for i, l := range levels {
 			parts = append(parts, func(ctx context.Context) (err error) {
-				f.Levels[i], trend[i], err = s.level(ctx, l, from, to)
-				return err
-			}, func(ctx context.Context) (err error) {
-				oldest[i], err = s.oldest(ctx, l, from, to, now)
+				f.Levels[i], trend[i], oldest[i], err = s.level(ctx, l, from, to, now)
 				return err
 			})
 		}
@@ -293,79 +290,82 @@ var levels = []level{
 		from payout where latest_date between $1 and $2`},
 }
 
-// level counts and sums the month's records by status. Amounts become USD
-// per day and currency (the rate of the day, else the latest earlier one),
-// after summing, so the rate is looked up a few hundred times, not per row.
-func (s *Service) level(ctx context.Context, l level, from, to time.Time) (*LevelFigures, map[string]string, error) {
+// level counts and sums the month's records by status and lists the
+// oldest unmatched, in one statement. Amounts become USD per day and
+// currency (the rate of the day, else the latest earlier one) after
+// summing, so the rate is looked up a few hundred times, not per row. The
+// live matches are read by a range of the live-match index (liveMatches).
+func (s *Service) level(ctx context.Context, l level, from, to, now time.Time) (*LevelFigures, map[string]string, []Unmatched, error) {
 	rows, err := s.pool.Query(ctx, `
-		with l as (`+l.left+`), g as (
-			select l.d, l.cur, case when m.status is null then 'unmatched' when m.status = 'matched' then 'matched' else 'partial' end as status,
-			       count(*) as n, sum(l.amount) as amount
-			from l left join recon_match m on m.level = $3 and m.left_id = l.id and m.undone_on is null
-			group by 1, 2, 3
+		with l as materialized (`+l.left+`), `+liveMatches+`, j as materialized (
+			select l.id, l.d, l.cur, l.amount, l.ref,
+			       case when m.status is null then 'unmatched' when m.status = 'matched' then 'matched' else 'partial' end as status
+			from l left join m on m.left_id = l.id
+		), g as (
+			select d, cur, status, count(*) as n, sum(amount) as amount from j group by 1, 2, 3
 		), u as (
 			select d, status, n, round(amount * usd_rate(cur, d), 2) as usd from g
 		)
-		select d::text, status, sum(n)::bigint, coalesce(sum(usd), 0)::numeric(20, 2)::text, coalesce(sum(n) filter (where usd is null), 0)::bigint
-		from u group by 1, 2 order by 1, 2`, pgx.QueryExecModeExec, from, to, l.n)
+		select 0 as kind, d, status, sum(n)::bigint, coalesce(sum(usd), 0)::numeric(20, 2)::text,
+		       coalesce(sum(n) filter (where usd is null), 0)::bigint, null::bigint, null::text, null::text
+		from u group by d, status
+		union all
+		(select 1, d, status, null, amount::text, null, id, ref, cur from j where status = 'unmatched' order by d, id limit `+strconv.Itoa(oldestCount)+`)
+		order by 1, 2, 7`, pgx.QueryExecModeExec, from, to, l.n)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer rows.Close()
 	lf := &LevelFigures{Level: l.n, Slug: l.slug}
 	sums := map[string]*decimalSum{"matched": {}, "partial": {}, "unmatched": {}}
 	trend := map[string]string{}
+	oldest := []Unmatched{}
+	today := now.UTC().Truncate(24 * time.Hour)
 	for rows.Next() {
-		var d, status, usd string
-		var n, noRate int64
-		if err := rows.Scan(&d, &status, &n, &usd, &noRate); err != nil {
-			return nil, nil, err
+		var kind int
+		var d time.Time
+		var status, amount string
+		var n, noRate, id *int64
+		var ref, cur *string
+		if err := rows.Scan(&kind, &d, &status, &n, &amount, &noRate, &id, &ref, &cur); err != nil {
+			return nil, nil, nil, err
 		}
-		if err := sums[status].add(n, usd); err != nil {
-			return nil, nil, err
+		day := d.Format(time.DateOnly)
+		if kind == 1 {
+			oldest = append(oldest, Unmatched{Level: l.n, ID: *id, Date: day, Reference: *ref, Amount: amount, Currency: cur,
+				AgeDays: int(today.Sub(d).Hours() / 24)})
+			continue
 		}
-		lf.NoRate += noRate
+		if err := sums[status].add(*n, amount); err != nil {
+			return nil, nil, nil, err
+		}
+		lf.NoRate += *noRate
 		if status == "unmatched" {
-			trend[d] = usd
+			trend[day] = amount
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	lf.Matched, lf.Partial, lf.Unmatched = sums["matched"].amount(), sums["partial"].amount(), sums["unmatched"].amount()
 	if total := lf.Matched.Count + lf.Partial.Count + lf.Unmatched.Count; total > 0 {
 		rate := percent(lf.Matched.Count, total)
 		lf.MatchRate = &rate
 	}
-	return lf, trend, nil
+	return lf, trend, oldest, nil
 }
+
+// liveMatches are the live matches of level $3 whose left record is among
+// l, read as one range of the live-match index between l's smallest and
+// largest id: records arrive in files in date order, so a month's ids are
+// close together. Probing the index once per record took twice as long,
+// and a hash join read every match of the level.
+const liveMatches = `m as (
+	select left_id, status from recon_match
+	where level = $3 and undone_on is null and left_id between (select min(id) from l) and (select max(id) from l))`
 
 // oldestCount is how many of the oldest unmatched records of a level are listed.
 const oldestCount = 5
-
-func (s *Service) oldest(ctx context.Context, l level, from, to, now time.Time) ([]Unmatched, error) {
-	rows, err := s.pool.Query(ctx, `
-		with l as (`+l.left+`)
-		select l.id, l.d, l.ref, l.amount::text, l.cur from l
-		where not exists (select 1 from recon_match m where m.level = $3 and m.left_id = l.id and m.undone_on is null)
-		order by l.d, l.id limit `+strconv.Itoa(oldestCount), pgx.QueryExecModeExec, from, to, l.n)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []Unmatched{}
-	for rows.Next() {
-		u := Unmatched{Level: l.n}
-		var d time.Time
-		if err := rows.Scan(&u.ID, &d, &u.Reference, &u.Amount, &u.Currency); err != nil {
-			return nil, err
-		}
-		u.Date = d.Format(time.DateOnly)
-		u.AgeDays = int(now.UTC().Truncate(24*time.Hour).Sub(d).Hours() / 24)
-		out = append(out, u)
-	}
-	return out, rows.Err()
-}
 
 func (s *Service) lastRuns(ctx context.Context) ([]Run, error) {
 	rows, err := s.pool.Query(ctx, `
