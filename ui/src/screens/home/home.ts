@@ -27,9 +27,9 @@ export interface HomeFigures {
   from: string;
   to: string;
   computedAt: string;
-  levels?: LevelFigures[];
-  unmatchedTrend?: { date: string; levels: [string, string, string] }[];
-  oldestUnmatched?: { level: number; id: number; date: string; reference: string; amount: string; currency: string | null; ageDays: number }[];
+  levels?: LevelFigures[] | null;
+  unmatchedTrend?: { date: string; levels: [string, string, string] }[] | null;
+  oldestUnmatched?: { level: number; id: number; date: string; reference: string; amount: string; currency: string | null; ageDays: number }[] | null;
   lastRuns?: {
     level: number;
     runId: number;
@@ -41,10 +41,10 @@ export interface HomeFigures {
     partial: number;
     leftUnmatched: number;
     rightUnmatched: number;
-  }[];
-  tasks?: { open: number; byStatus: { status: number; count: number }[]; byAssignee: { userId: number | null; name: string; count: number }[] };
-  imports?: ImportFile[];
-  bank?: { in: string; out: string; byActor: { actor: string | null; in: string; out: string }[] };
+  }[] | null;
+  tasks?: { open: number; byStatus: { status: number; count: number }[]; byAssignee: { userId: number | null; name: string; count: number }[] } | null;
+  imports?: ImportFile[] | null;
+  bank?: { in: string; out: string; byActor: { actor: string | null; in: string; out: string }[] } | null;
 }
 
 export const RECONCILE_PATH = '/dashboard/bank-settlement';
