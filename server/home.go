@@ -44,6 +44,5 @@ func (h *homeHandlers) figures(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	c.Set(fiber.HeaderCacheControl, "private, max-age=60")
 	return ok(c, f)
 }

@@ -34,6 +34,9 @@ const (
 // CacheFor is how long an answer is reused for the same month and screens.
 const CacheFor = time.Minute
 
+// maxCached bounds the cache (months times permission sets within a minute).
+const maxCached = 1000
+
 // Service computes and caches the home figures.
 type Service struct {
 	pool *pgxpool.Pool
@@ -198,7 +201,9 @@ func (s *Service) Home(ctx context.Context, a *engine.Actor, month time.Time) (*
 			delete(s.cache, k)
 		}
 	}
-	s.cache[key] = cached{at: now, res: res}
+	if len(s.cache) < maxCached {
+		s.cache[key] = cached{at: now, res: res}
+	}
 	s.mu.Unlock()
 	return res, nil
 }

@@ -94,6 +94,8 @@ async function main() {
       await byTestId(page, 'screen-home').waitFor();
       await byTestId(page, 'language-button').click();
       await byTestId(page, 'language-option-sv').click();
+      // The screen may render anew with the language: choose the month once it shows Swedish.
+      await page.waitForFunction((t) => document.querySelector('[data-testid="screen-title"]')?.textContent === t, sv.screens.home.title);
       await showMonth(page, month);
       await page.waitForFunction((t) => document.querySelector('[data-testid="home-tasks"] h2')?.textContent === t, sv.home.tasks.title);
       const bankIn = (await byTestId(page, 'home-bank-in').textContent()) ?? '';

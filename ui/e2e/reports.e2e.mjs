@@ -94,7 +94,7 @@ async function main() {
       const chart = byTestId(page, 'bank-overview-chart');
       await chart.locator('.recharts-bar-rectangle').first().waitFor();
       monthTicks = await chartTicks(page);
-      assert(monthTicks.includes('2026-01'), `ticks ${monthTicks}`);
+      assert(monthTicks.length > 0 && monthTicks.every((t) => /^\d{4}-\d\d$/.test(t)), `ticks ${monthTicks}`);
       const legend = await chart.locator('.recharts-legend-item-text').allTextContents();
       assert(legend.includes(nuvei) && legend.includes(amex), `legend ${legend}`);
       await shot(page, 'reports-month-en');
@@ -104,9 +104,12 @@ async function main() {
       await byTestId(page, 'reports-filters-toggle').click();
       await chooseOption(page, 'dateGroupingType', en.reports.options.Week);
       await afterOverview(page, () => byTestId(page, 'reports-apply').click());
-      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="pivot-row"] th')].some((th) => th.textContent === '2026-W01'));
       assert((await byTestId(page, 'reports-filter-badge').textContent()) === '1', 'badge');
+      // Other scripts' bookings may add periods and pages: the text filter finds this one.
+      await byTestId(page, 'pivot-filter').fill('2026-W01');
+      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="pivot-row"] th')].some((th) => th.textContent === '2026-W01'));
       assert((await cell(page, '2026-W01', nuvei).textContent()) === '1,234.50', 'the booking of 2025-12-29 is in 2026-W01');
+      await byTestId(page, 'pivot-filter').fill('');
       await page.waitForFunction(
         (before) => {
           const ticks = [...document.querySelectorAll('[data-testid="bank-overview-chart"] .recharts-cartesian-axis-tick-value')]
@@ -121,6 +124,7 @@ async function main() {
     });
 
     await check('sort: a header click sorts and toggles, RowTotal stays last', async () => {
+      await byTestId(page, 'pivot-filter').fill('2026-W0'); // the weeks of this script's bookings, on one page
       await byTestId(page, 'pivot-header-Total').click();
       let p = await periods(page);
       assert(p[p.length - 1] === en.reports.rowTotal, 'RowTotal not last ascending');
@@ -129,6 +133,7 @@ async function main() {
       assert(p[p.length - 1] === en.reports.rowTotal, 'RowTotal not last descending');
       const sort = await byTestId(page, 'pivot-table').locator('thead th').last().getAttribute('aria-sort');
       assert(sort === 'descending', `aria-sort ${sort}`);
+      await byTestId(page, 'pivot-filter').fill('');
     });
 
     await check("text filter and 'No data found.'", async () => {
@@ -160,7 +165,8 @@ async function main() {
       await afterOverview(page, () => page.reload());
       await byTestId(page, 'pivot-table').waitFor();
       assert((await byTestId(page, 'reports-filter-badge').textContent()) === '1', 'badge after reload');
-      assert((await periods(page)).includes('2026-W01'), 'still weeks');
+      const first = (await periods(page))[0] ?? '';
+      assert(/^\d{4}-W\d\d$/.test(first), `still weeks: ${first}`);
     });
 
     await check('Excel export of the rows shown', async () => {
@@ -172,6 +178,7 @@ async function main() {
       await byTestId(page, 'reports-filters-toggle').click();
       await chooseOption(page, 'dateGroupingType', en.reports.options.Month);
       await afterOverview(page, () => byTestId(page, 'reports-apply').click());
+      await byTestId(page, 'pivot-filter').fill('2026-01');
       await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="pivot-row"] th')].some((th) => th.textContent === '2026-01'));
       await cell(page, '2026-01', nuvei).locator('a').click();
       await page.waitForFunction(() => window.location.hash.startsWith('#/dashboard/csvprocessed?'));
@@ -189,8 +196,10 @@ async function main() {
       await byTestId(page, 'language-button').click();
       await byTestId(page, 'language-option-sv').click();
       await page.waitForFunction((t) => document.querySelector('[data-testid="screen-title"]')?.textContent === t, sv.REPORTS.TITLE);
+      await page.waitForFunction((t) => document.querySelector('[data-testid="pivot-table"] thead th')?.textContent === t, sv.reports.period);
       const h = await headers(page);
       assert(h[0] === sv.reports.period, `headers ${h}`);
+      await byTestId(page, 'pivot-filter').fill('2025-12');
       const dec = (await cell(page, '2025-12', nuvei).textContent()) ?? '';
       assert(/^1\s234,50$/.test(dec), `Swedish amount ${JSON.stringify(dec)}`);
       await byTestId(page, 'bank-overview-chart').locator('.recharts-bar-rectangle').first().waitFor();

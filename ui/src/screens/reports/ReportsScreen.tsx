@@ -5,7 +5,7 @@
  * chart of the same rows, loaded lazily so the chart library stays out of the first load.
  * A cell opens the processed bank files screen filtered to the bookings it sums.
  */
-import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { Accordion, AccordionTab } from 'primereact/accordion';
@@ -62,6 +62,9 @@ export default function ReportsScreen() {
   const [page, setPage] = useState(1);
   const [filtersOpen, setFiltersOpen] = useState(false);
 
+  // The failure toast in the language of the moment, without loading again when it changes.
+  const failed = useRef(() => {});
+  failed.current = () => toast.error(t('reports.loadFailed'));
   useEffect(() => {
     let live = true;
     setLoad({ state: 'loading' });
@@ -71,12 +74,12 @@ export default function ReportsScreen() {
       .catch(() => {
         if (!live) return;
         setLoad({ state: 'failed' });
-        toast.error(t('reports.loadFailed'));
+        failed.current();
       });
     return () => {
       live = false;
     };
-  }, [applied, toast, t]);
+  }, [applied]);
 
   const apply = () => {
     saveParams(draft);
