@@ -103,6 +103,7 @@ async function main() {
     await check('grouping Week: the badge counts 1, ISO weeks across the year boundary, table and chart change', async () => {
       await byTestId(page, 'reports-filters-toggle').click();
       await chooseOption(page, 'dateGroupingType', en.reports.options.Week);
+      await shot(page, 'reports-filters-en');
       await afterOverview(page, () => byTestId(page, 'reports-apply').click());
       assert((await byTestId(page, 'reports-filter-badge').textContent()) === '1', 'badge');
       // Other scripts' bookings may add periods and pages: the text filter finds this one.
