@@ -43,6 +43,17 @@ func TestMetadataKeysAreTranslated(t *testing.T) {
 				use(c.Label, "view "+name)
 			}
 		}
+		for _, p := range v.Params {
+			use(p.Label, "view "+name+" param "+p.Name)
+		}
+		if rs := v.RowStatus; rs != nil {
+			for _, b := range rs.Values {
+				use(b.Label, "view "+name+" rowStatus")
+			}
+			if rs.Otherwise != nil {
+				use(rs.Otherwise.Label, "view "+name+" rowStatus")
+			}
+		}
 	}
 	for name, f := range md.Forms {
 		m := f.Meta()

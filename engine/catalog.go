@@ -59,6 +59,10 @@ func Validate(ctx context.Context, pool *pgxpool.Pool, md *Metadata) error {
 	if err != nil {
 		return err
 	}
+	funcs, err := loadFunctions(ctx, pool)
+	if err != nil {
+		return err
+	}
 	var problems []string
 	add := func(file, name, format string, args ...any) {
 		problems = append(problems, fmt.Sprintf("%s: %s: %s", file, name, fmt.Sprintf(format, args...)))
@@ -75,6 +79,18 @@ func Validate(ctx context.Context, pool *pgxpool.Pool, md *Metadata) error {
 	for _, name := range sortedKeys(md.Views) {
 		v := md.Views[name]
 		src := rels[v.Source]
+		if len(v.Params) > 0 {
+			src = nil
+			if f := funcs[v.Source]; f != nil {
+				src = &relation{columns: f.columns}
+				for _, p := range v.checkFunction(f) {
+					add("views.yaml", name, "%s", p)
+				}
+			} else {
+				add("views.yaml", name, "source %q is not a set-returning function in the database (a view with params reads one)", v.Source)
+				continue
+			}
+		}
 		if src == nil {
 			add("views.yaml", name, "source %q is not a table or view in the database", v.Source)
 			continue

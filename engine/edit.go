@@ -154,7 +154,7 @@ func (e *Engine) UpdateRow(ctx context.Context, r RowEdit) (map[string]any, erro
 		if err := Audit(ctx, tx, AuditEntry{Action: "grid.edit", Entity: v.Name, EntityID: fmt.Sprint(r.Key), Before: before, After: after}); err != nil {
 			return err
 		}
-		q := &query{view: v, where: goqu.I(key.Column).Eq(keyVal)}
+		q := &query{view: v, from: v.from(nil), where: goqu.I(key.Column).Eq(keyVal)}
 		readSQL, readArgs, err := q.dataset().ToSQL()
 		if err != nil {
 			return err

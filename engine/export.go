@@ -93,7 +93,7 @@ func (e *Engine) PrepareExport(ctx context.Context, r ExportRequest, dateFormat 
 	// Select only the exported columns, in the file's order.
 	view := *q.view
 	view.Columns = x.cols
-	sub := &query{view: &view, where: q.where, order: q.order}
+	sub := &query{view: &view, from: q.from, where: q.where, order: q.order}
 	if x.sql, x.args, err = sub.dataset().Limit(MaxExportRows).ToSQL(); err != nil {
 		return nil, Internal(err)
 	}

@@ -93,6 +93,8 @@ type GridRequest struct {
 	SortField           string `json:"SortField"`
 	SortOrder           string `json:"SortOrder"`
 	ExactCount          bool   `json:"ExactCount"` // count past CountCap
+	// Params are the values of a report view's declared parameters, by name.
+	Params map[string]any `json:"Params"`
 }
 
 // GridPage is one page of rows with the total. It is encoded as
@@ -163,6 +165,7 @@ func (e *Engine) View(ctx context.Context, name string) (*View, error) {
 // read of the grid (page, count, export) shares.
 type query struct {
 	view  *View
+	from  exp.Expression // the source, or a report's function call
 	where exp.Expression
 	order []exp.OrderedExpression
 }
@@ -197,7 +200,11 @@ func (e *Engine) resolve(ctx context.Context, r *GridRequest) (*query, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &query{view: v, where: where, order: order}, nil
+	args, err := v.paramArgs(r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return &query{view: v, from: v.from(args), where: where, order: order}, nil
 }
 
 // orderBy validates the sort and appends the key so pages are stable.
@@ -245,7 +252,7 @@ func (q *query) dataset() *goqu.SelectDataset {
 	for i, c := range q.view.Columns {
 		cols[i] = goqu.I(c.Column).As(c.Field)
 	}
-	ds := dialect.From(goqu.I(q.view.Source)).Prepared(true).Select(cols...)
+	ds := dialect.From(q.from).Prepared(true).Select(cols...)
 	if q.where != nil {
 		ds = ds.Where(q.where)
 	}
@@ -299,7 +306,7 @@ func (e *Engine) pageSQL(ctx context.Context, r GridRequest) (*GridSQL, error) {
 // countSQL builds the match and count statements.
 func (g *GridSQL) countSQL() error {
 	q, r := g.query, g.request
-	countDS := dialect.From(goqu.I(q.view.Source)).Prepared(true).Select(goqu.L("1"))
+	countDS := dialect.From(q.from).Prepared(true).Select(goqu.L("1"))
 	if q.where != nil {
 		countDS = countDS.Where(q.where)
 	}

@@ -18,6 +18,8 @@ type ViewMeta struct {
 	Columns     []ColumnMeta `json:"columns"`
 	CountCap    int          `json:"countCap"`
 	MaxPageSize int          `json:"maxPageSize"`
+	Params      []*Param     `json:"params,omitempty"`
+	RowStatus   *RowStatus   `json:"rowStatus,omitempty"`
 }
 
 // ColumnMeta describes one column to the UI.
@@ -39,7 +41,7 @@ type ColumnMeta struct {
 // Meta describes a view for the UI.
 func (v *View) Meta() ViewMeta {
 	m := ViewMeta{Name: v.Name, Key: v.Key, Screen: v.Screen, Export: v.Export, Editable: v.Table != "",
-		EditName: v.EditName, Version: v.Version, DefaultSort: v.DefaultSort, CountCap: CountCap, MaxPageSize: MaxPageSize}
+		EditName: v.EditName, Version: v.Version, DefaultSort: v.DefaultSort, CountCap: CountCap, MaxPageSize: MaxPageSize, Params: v.Params, RowStatus: v.RowStatus}
 	for _, c := range v.Columns {
 		label := c.Label
 		if label == "" {

@@ -87,6 +87,13 @@ type View struct {
 	// (e.g. is_modified: true on the bank-final record).
 	EditSets map[string]any `yaml:"editSets"`
 	Columns  []*Column      `yaml:"columns"`
+	// Params make the view a report: Source is then a set-returning SQL
+	// function taking these parameters in order (see Param).
+	Params []*Param `yaml:"params"`
+	// RowStatus colours whole rows by one column's value (the
+	// reconciliation reports: matched green, partial yellow, unmatched red),
+	// with the label a colour-blind reader sees beside the colour.
+	RowStatus *RowStatus `yaml:"rowStatus"`
 
 	stampUpdated bool // base table has updated_on / updated_by (set by Validate)
 }
@@ -132,6 +139,33 @@ type Column struct {
 type Status struct {
 	Values    map[string]Badge `yaml:"values" json:"values"`
 	Otherwise *Badge           `yaml:"otherwise" json:"otherwise,omitempty"`
+}
+
+var severities = map[string]bool{"success": true, "info": true, "warning": true, "danger": true}
+
+// check reports badges without a label or with an unknown severity.
+func (s *Status) check(what string) []string {
+	var p []string
+	badges := map[string]*Badge{}
+	for v, b := range s.Values {
+		badges["value "+v] = &b
+	}
+	if s.Otherwise != nil {
+		badges["otherwise"] = s.Otherwise
+	}
+	for name, b := range badges {
+		if b.Label == "" || !severities[b.Severity] {
+			p = append(p, fmt.Sprintf("%s: %s needs a label and a severity (success, info, warning, danger)", what, name))
+		}
+	}
+	sort.Strings(p)
+	return p
+}
+
+// RowStatus is a colour rule for whole rows: the badge of Field's value.
+type RowStatus struct {
+	Field  string `yaml:"field" json:"field"`
+	Status `yaml:",inline"`
 }
 
 // Badge is a label with a severity: success, info, warning or danger.
@@ -267,6 +301,11 @@ var transforms = map[string]bool{"trim": true, "upper": true}
 // optional schema prefix.
 var plainName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$`)
 
+// fieldName is what a column's field (its name on the wire) may look like:
+// a plain name, or words with single spaces between them where the spec
+// names a field so ("Bank Account"). It is only ever an alias, quoted.
+var fieldName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*( [A-Za-z0-9_]+)*$`)
+
 // LoadMetadata reads views.yaml and forms/*.yaml from fsys, refusing unknown
 // keys, and checks every descriptor's structure. It returns every problem at
 // once, one line each, naming the file and the view or form.
@@ -375,6 +414,16 @@ func (v *View) check() []string {
 	if v.Screen <= 0 {
 		p = append(p, "screen: a screen id (a positive number) is required")
 	}
+	p = append(p, v.checkParams()...)
+	if v.RowStatus != nil {
+		if v.column(v.RowStatus.Field) == nil {
+			p = append(p, fmt.Sprintf("rowStatus: field %q is not one of the columns", v.RowStatus.Field))
+		}
+		p = append(p, v.RowStatus.check("rowStatus")...)
+	}
+	if len(v.Params) > 0 && v.Table != "" {
+		p = append(p, "a view with params is a report and cannot have a base table for edits")
+	}
 	if len(v.Columns) == 0 {
 		p = append(p, "columns: at least one column is required")
 	}
@@ -384,8 +433,8 @@ func (v *View) check() []string {
 			p = append(p, fmt.Sprintf("column %d is empty", i+1))
 			continue
 		}
-		if !plainName.MatchString(c.Field) {
-			p = append(p, fmt.Sprintf("column %d: field %q must be a plain name", i+1, c.Field))
+		if !fieldName.MatchString(c.Field) {
+			p = append(p, fmt.Sprintf("column %d: field %q must be a plain name (spaces allowed inside)", i+1, c.Field))
 		}
 		if c.Column == "" {
 			c.Column = c.Field

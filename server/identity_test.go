@@ -26,6 +26,7 @@ import (
 	"ledgerdesk/screens/imports"
 	"ledgerdesk/screens/mail"
 	"ledgerdesk/screens/rates"
+	"ledgerdesk/screens/recon"
 )
 
 const adminPassword = "Admin#2026pass"
@@ -39,6 +40,7 @@ type world struct {
 	sender *mail.Sender
 	ident  *identity.Service
 	imp    *imports.Service
+	recon  *recon.Service
 }
 
 func newWorld(t *testing.T) *world {
@@ -59,10 +61,12 @@ func newWorld(t *testing.T) *world {
 	down := httptest.NewServer(http.NotFoundHandler())
 	down.Close() // a rate feed that is down
 	importer := imports.NewService(pool, nil, cfg.UploadMaxBytes, log)
-	// The job queue works rate syncs only: import jobs stay queued here.
+	// The job queue works rate syncs and auto reconciles: import jobs stay queued here.
+	reconciler := recon.NewService(pool, log)
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &rates.SyncWorker{Syncer: &rates.Syncer{Pool: pool, URL: down.URL, Log: log}})
-	queue, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Queues: map[string]river.QueueConfig{rates.Queue: {MaxWorkers: 1}},
+	river.AddWorker(workers, &recon.AutoWorker{Service: reconciler})
+	queue, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Queues: map[string]river.QueueConfig{rates.Queue: {MaxWorkers: 1}, recon.Queue: {MaxWorkers: 1}},
 		Workers: workers, SkipUnknownJobCheck: true, FetchCooldown: 20 * time.Millisecond, FetchPollInterval: 100 * time.Millisecond, Logger: log})
 	if err != nil {
 		t.Fatal(err)
@@ -72,9 +76,10 @@ func newWorld(t *testing.T) *world {
 	}
 	t.Cleanup(func() { queue.Stop(context.Background()) })
 	importer.SetQueue(queue)
+	reconciler.SetQueue(queue)
 	app := New(Deps{Config: cfg, Pool: pool, Log: log, Version: "test", Identity: ident, Engine: repoEngine(t, pool),
-		Rates: &rates.Runner{Queue: queue, Wait: 20 * time.Second}, Imports: importer})
-	return &world{t: t, app: app, pool: pool, smtp: smtp, sender: sender, ident: ident, imp: importer}
+		Rates: &rates.Runner{Queue: queue, Wait: 20 * time.Second}, Imports: importer, Recon: reconciler})
+	return &world{t: t, app: app, pool: pool, smtp: smtp, sender: sender, ident: ident, imp: importer, recon: reconciler}
 }
 
 // do calls the API with an optional token and a JSON body (a string or a value).

@@ -25,6 +25,7 @@ import (
 	"ledgerdesk/screens/imports"
 	"ledgerdesk/screens/mail"
 	"ledgerdesk/screens/rates"
+	"ledgerdesk/screens/recon"
 )
 
 // Database is the connection pool and, when DATABASE_URL is unset, the
@@ -159,7 +160,8 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 	}
 	importer := imports.NewService(db.Pool, layouts, cfg.UploadMaxBytes, log)
 	syncer := &rates.Syncer{Pool: db.Pool, URL: cfg.RatesURL, Log: log}
-	queue, err := startQueue(ctx, db.Pool, importer, syncer, log)
+	reconciler := recon.NewService(db.Pool, log)
+	queue, err := startQueue(ctx, db.Pool, importer, syncer, reconciler, log)
 	if err != nil {
 		return err
 	}
@@ -171,9 +173,10 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 		}
 	}()
 	importer.SetQueue(queue)
+	reconciler.SetQueue(queue)
 
 	app := New(Deps{Config: cfg, Pool: db.Pool, Log: log, UI: opt.UI, Version: opt.Version, Identity: ident, Engine: eng,
-		Rates: &rates.Runner{Queue: queue, Wait: RateSyncWait}, Imports: importer})
+		Rates: &rates.Runner{Queue: queue, Wait: RateSyncWait}, Imports: importer, Recon: reconciler})
 
 	serveErr := make(chan error, 1)
 	go func() {
@@ -217,14 +220,19 @@ const RateSyncWait = 30 * time.Second
 // startQueue starts the job queue (riverqueue/river on PostgreSQL) with the
 // product's workers: every instance takes jobs, so long work neither blocks
 // a request nor dies with it.
-func startQueue(ctx context.Context, pool *pgxpool.Pool, importer *imports.Service, syncer *rates.Syncer, log *slog.Logger) (*river.Client[pgx.Tx], error) {
+func startQueue(ctx context.Context, pool *pgxpool.Pool, importer *imports.Service, syncer *rates.Syncer, reconciler *recon.Service,
+	log *slog.Logger) (*river.Client[pgx.Tx], error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &imports.ImportWorker{Service: importer})
 	river.AddWorker(workers, &imports.ReprocessWorker{Pool: pool, Log: log})
 	river.AddWorker(workers, &rates.SyncWorker{Syncer: syncer})
+	river.AddWorker(workers, &recon.AutoWorker{Service: reconciler})
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
 		// Rate syncs have their own queue: a long import never holds one up.
-		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 2}, rates.Queue: {MaxWorkers: 1}},
+		// Auto reconcile has its own queue too; one run of each level at a time
+		// is enforced by recon_run, so two workers let two levels run at once.
+		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 2}, rates.Queue: {MaxWorkers: 1},
+			recon.Queue: {MaxWorkers: 2}},
 		Workers: workers,
 		Logger:  log.With("component", "jobs"),
 	})

@@ -20,8 +20,11 @@ import (
 	"ledgerdesk/migrations"
 	"ledgerdesk/screens/identity"
 	"ledgerdesk/screens/imports"
+	"ledgerdesk/screens/prefs"
 	"ledgerdesk/screens/rates"
+	"ledgerdesk/screens/recon"
 	"ledgerdesk/screens/reports"
+	"ledgerdesk/screens/tasks"
 )
 
 // Deps is what the HTTP application needs from the outside world.
@@ -34,6 +37,7 @@ type Deps struct {
 	Engine   *engine.Engine
 	Rates    *rates.Runner
 	Imports  *imports.Service
+	Recon    *recon.Service
 	Version  string
 	Now      func() time.Time
 }
@@ -74,6 +78,8 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 	grids.mount(api, ids.authenticate)
 	(&screenHandlers{rates: d.Rates}).mount(api, ids.authenticate)
 	(&importHandlers{imports: d.Imports}).mount(api, ids.authenticate)
+	(&reconHandlers{recon: d.Recon, engine: d.Engine, grids: grids, dateFormat: ids.dateFormat}).mount(api, ids.authenticate)
+	(&taskHandlers{tasks: tasks.New(d.Pool, d.Engine), prefs: prefs.New(d.Pool), log: d.Log, dateFormat: ids.dateFormat}).mount(api, ids.authenticate)
 	(&reportHandlers{reports: reports.New(d.Pool)}).mount(api, ids.authenticate)
 	newHomeHandlers(d).mount(api, ids.authenticate)
 	if extra != nil {

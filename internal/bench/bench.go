@@ -26,11 +26,12 @@ const Database = "ledgerdesk_bench"
 
 // Open connects to the benchmark database next to the one at dbURL.
 func Open(ctx context.Context, dbURL string, out io.Writer) (*pgxpool.Pool, string, error) {
-	return openDatabase(ctx, dbURL, Database, out)
+	return OpenNamed(ctx, dbURL, Database, out)
 }
 
-// openDatabase is Open for a benchmark with data of its own (database name).
-func openDatabase(ctx context.Context, dbURL, name string, out io.Writer) (*pgxpool.Pool, string, error) {
+// OpenNamed connects to the benchmark database name next to the one at
+// dbURL, creating and migrating it first when needed.
+func OpenNamed(ctx context.Context, dbURL, name string, out io.Writer) (*pgxpool.Pool, string, error) {
 	admin, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
 		return nil, "", err

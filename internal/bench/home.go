@@ -69,7 +69,7 @@ func seedHome(ctx context.Context, pool *pgxpool.Pool, n int, out io.Writer) err
 // 30 months once uncached (the answer is cached a minute per month), then
 // the same months again from the cache.
 func Home(ctx context.Context, dbURL string, rows int, out io.Writer) error {
-	pool, _, err := openDatabase(ctx, dbURL, HomeDatabase, out)
+	pool, _, err := OpenNamed(ctx, dbURL, HomeDatabase, out)
 	if err != nil {
 		return err
 	}

@@ -56,7 +56,7 @@ func seedProcessedBank(ctx context.Context, pool *pgxpool.Pool, n int, out io.Wr
 // Pivot measures the bank overview over rows processed bookings for each
 // grouping, through the HTTP API and as the same SQL alone on pgx.
 func Pivot(ctx context.Context, dbURL string, rows, iterations int, out io.Writer) error {
-	pool, _, err := openDatabase(ctx, dbURL, PivotDatabase, out)
+	pool, _, err := OpenNamed(ctx, dbURL, PivotDatabase, out)
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ const DataImportScreen = lazy(() => import('./screens/data-import/DataImportScre
 const ReportsScreen = lazy(() => import('./screens/reports/ReportsScreen'));
 const HomeScreen = lazy(() => import('./screens/home/HomeScreen'));
 const MetadataScreen = lazy(() => import('./engine/MetadataScreen'));
+const TasksScreen = lazy(() => import('./screens/tasks/TasksScreen'));
 const RoutedMetadataScreen = lazy(() => import('./engine/MetadataScreen').then((m) => ({ default: m.RoutedMetadataScreen })));
 
 export interface DashboardRoute {
@@ -63,7 +64,7 @@ export const DASHBOARD_ROUTES: DashboardRoute[] = [
   { path: 'extraction-logs', screenId: SCREEN_IDS.extractionLogs, titleKey: 'screens.extractionLogs.title', element: <MetadataScreen route="extraction-logs" titleKey="screens.extractionLogs.title" /> },
   { path: 'bank-settlement', screenId: SCREEN_IDS.bankSettlement, titleKey: 'screens.bankSettlement.title' },
   { path: 'reports', screenId: SCREEN_IDS.reports, titleKey: 'REPORTS.TITLE', element: <ReportsScreen /> },
-  { path: 'tasks', screenId: SCREEN_IDS.tasks, titleKey: 'screens.tasks.title' },
+  { path: 'tasks', screenId: SCREEN_IDS.tasks, titleKey: 'screens.tasks.title', element: <TasksScreen /> },
 ];
 
 export const appRoutes: RouteObject[] = [

@@ -90,6 +90,12 @@ export function downloadExport(request: ExportRequest, fallbackName: string): Pr
 export async function downloadFile(path: string, body: unknown, fallbackName: string): Promise<string> {
   const { blob, disposition } = await apiDownload(path, body);
   const name = dispositionFileName(disposition) ?? fallbackName;
+  saveBlob(blob, name);
+  return name;
+}
+
+/** Saves a downloaded file under name through an object URL. */
+export function saveBlob(blob: Blob, name: string): void {
   const href = URL.createObjectURL(blob);
   const link = document.createElement('a');
   link.href = href;
@@ -100,5 +106,4 @@ export async function downloadFile(path: string, body: unknown, fallbackName: st
   link.remove();
   // Revoke later: revoking at once can cancel the download in some browsers.
   setTimeout(() => URL.revokeObjectURL(href), 30_000);
-  return name;
 }

@@ -1,0 +1,239 @@
+package recon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"ledgerdesk/engine"
+)
+
+// CandidateLimit is how many records each side of the manual-reconcile
+// dialog gets at most; the totals say when there are more.
+const CandidateLimit = 2000
+
+// sideSQL selects one side's records for the dialogs with the field names
+// of spec 03 section 3.3, unmatched only, within the filter values bound by
+// filterSQL (f; a null list or ticket means all).
+var sideSQL = map[string]string{
+	"ticket": `select t.id, t.ticket_number, t.trans_date, t.currency as local_fare_currency, t.transaction_code,
+			t.sale_amount as "SaleAmount"
+		from filter f, ticket t
+		where t.trans_date between f.from_date and f.to_date and (f.currencies is null or t.currency = any (f.currencies)) and (f.ticket is null or t.ticket_number = f.ticket)
+		  and not exists (select 1 from recon_match m where m.level = 1 and m.left_id = t.id and m.undone_on is null)`,
+	"transaction1": `select x.id, x.client_unique_id as "ClientUniqueID", x.processing_date as "ProcessingDate", x.acquiring_bank as "AcquiringBank",
+			x.payment_method as "PaymentMethod", x.currency, x.transaction_amount as "TransactionAmount", x.transaction_type as "TransactionType",
+			x.provider_actor as "ProviderActor"
+		from filter f, card_transaction x
+		where not x.is_manual_adjust and x.processing_date between f.from_date and f.to_date and (f.currencies is null or x.currency = any (f.currencies))
+		  and (f.providers is null or x.provider_actor = any (f.providers)) and (f.ticket is null or x.client_unique_id = f.ticket)
+		  and not exists (select 1 from recon_match m where m.level = 1 and m.right_id = x.id and m.undone_on is null)`,
+	"transaction2": `select x.id, x.client_unique_id as "ClientUniqueID", x.processing_date as "ProcessingDate", x.acquiring_bank as "AcquiringBank",
+			x.currency, x.transaction_amount as "TransactionAmount", x.transaction_type as "TransactionType", x.provider_actor as "ProviderActor"
+		from filter f, card_transaction x
+		where not x.is_manual_adjust and x.processing_date between f.from_date and f.to_date and (f.currencies is null or x.currency = any (f.currencies))
+		  and (f.providers is null or x.provider_actor = any (f.providers)) and (f.ticket is null or x.client_unique_id = f.ticket)
+		  and not exists (select 1 from recon_match m where m.level = 2 and m.left_id = x.id and m.undone_on is null)`,
+	"settlement": `select s.id, s.client_unique_id as "ClientUniqueID", s.settlement_date as "SettlementDate", s.acquirer_bank as "AcquirerBank",
+			s.settlement_currency as "SettlementCurrency", s.settlement_net as "SettlementNet", s.gross_amount as "GrossAmount",
+			s.payout_id as "PayoutID", s.provider_actor as "ProviderActor"
+		from filter f, settlement s
+		where s.settlement_date between f.from_date and f.to_date and (f.currencies is null or s.settlement_currency = any (f.currencies))
+		  and (f.providers is null or s.provider_actor = any (f.providers)) and (f.ticket is null or s.client_unique_id = f.ticket)
+		  and not exists (select 1 from recon_match m where m.level = 2 and m.right_id = s.id and m.undone_on is null)`,
+	"payout": `select p.id, p.payout_key as "PayoutID", p.total_net as "SettlementAmount", p.currency as "SettlementCurrency",
+			p.latest_date as "SettlementSummaryDate", p.provider_actor as "ProviderActor", p.settlement_count as "SettlementCount"
+		from filter f, payout p
+		where p.latest_date between f.from_date and f.to_date and (f.currencies is null or p.currency = any (f.currencies))
+		  and (f.providers is null or p.provider_actor = any (f.providers))
+		  and not exists (select 1 from recon_match m where m.level = 3 and m.left_id = p.id and m.undone_on is null)`,
+	"bank booking": `select b.id, b.bank_account as "BankAccount", coalesce(b.reco_amount_in_local_currency, b.amount_local) as "ReconciliationAmountLocal",
+			b.bank_charges_in_local as "Charges", b.currency as "Currency", b.booked_date as "BookedDate",
+			coalesce(nullif(b.manual_provider, ''), b.provider) as "ProviderActor", b.text as "Text"
+		from filter f, bank_booking b
+		where b.status = 'Processed' and b.booked_date between f.from_date and f.to_date and (f.currencies is null or b.currency = any (f.currencies))
+		 
+		  and not exists (select 1 from recon_match m where m.level = 3 and m.right_id = b.id and m.undone_on is null)`,
+}
+
+// filterSQL binds the filter values once, typed, for sideSQL.
+const filterSQL = `with filter as (select $1::date as from_date, $2::date as to_date, $3::text[] as currencies,
+	$4::text[] as providers, $5::text as ticket)`
+
+// Candidates are the unmatched records of both sides of a level in the
+// filter range, for the manual-reconcile dialog, in the spec's order (level
+// 3: the bank bookings first, then the payouts).
+type Candidates struct {
+	Item1      json.RawMessage `json:"item1"`
+	Item2      json.RawMessage `json:"item2"`
+	Item1Total int             `json:"item1Total"`
+	Item2Total int             `json:"item2Total"`
+	Limit      int             `json:"limit"`
+}
+
+// Candidates lists what a manual match of level l can choose from.
+func (s *Service) Candidates(ctx context.Context, l *Level, f Filters) (*Candidates, error) {
+	if err := f.Check(); err != nil {
+		return nil, err
+	}
+	sides := map[int][2]string{1: {"ticket", "transaction1"}, 2: {"transaction2", "settlement"}, 3: {"bank booking", "payout"}}[l.N]
+	out := &Candidates{Limit: CandidateLimit}
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		if l.N == 3 {
+			if err := refreshPayouts(ctx, tx); err != nil {
+				return err
+			}
+		}
+		args := []any{f.FromDate, f.ToDate, nullList(f.Currency), nullList(f.Provider), nullText(f.ClientUniqueID)}
+		for i, side := range sides {
+			items, total := &out.Item1, &out.Item1Total
+			if i == 1 {
+				items, total = &out.Item2, &out.Item2Total
+			}
+			sql := fmt.Sprintf(filterSQL+` select coalesce(json_agg(r order by r.n), '[]'), coalesce(max(r.total), 0)::int from (
+				select c.*, row_number() over (order by c.id) as n, count(*) over () as total from (%s) c order by c.id limit %d) r`,
+				sideSQL[side], CandidateLimit)
+			if err := tx.QueryRow(ctx, sql, args...).Scan(items, total); err != nil {
+				return fmt.Errorf("candidates %s: %w", side, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DetailRequest names a report row whose records the details dialog shows
+// (spec 03 section 3.4): level 1 by Currency, SelectDate, PaymentType and
+// CountryCode; level 2 by Currency, SelectDate and ProviderActor; level 3
+// by PayoutID. The report row's own field names are accepted too.
+type DetailRequest struct {
+	Currency      string `json:"Currency"`
+	SelectDate    string `json:"SelectDate"`
+	PaymentType   string `json:"PaymentType"`
+	CountryCode   string `json:"CountryCode"`
+	ProviderActor string `json:"ProviderActor"`
+	PayoutID      string `json:"PayoutID"`
+	// The report rows' names for the same values.
+	SalesCurrency string `json:"SalesCurrency"`
+	TicketDate    string `json:"TicketDate"`
+	TransCurrency string `json:"TransCurrency"`
+	TransDate     string `json:"TransDate"`
+}
+
+func (r *DetailRequest) normalise() {
+	if r.Currency == "" {
+		r.Currency = r.SalesCurrency + r.TransCurrency
+	}
+	if r.SelectDate == "" {
+		r.SelectDate = r.TicketDate + r.TransDate
+	}
+	if len(r.SelectDate) > 10 {
+		r.SelectDate = r.SelectDate[:10]
+	}
+}
+
+// Details are the records behind a report row: level 1 the row's tickets
+// (item1) and the transactions of their ticket numbers, manual adjustments
+// included (item2); level 2 the row's transactions and the settlements of
+// their client ids; level 3 the payout's settlements and its booking.
+type Details struct {
+	Item1 json.RawMessage `json:"item1"`
+	Item2 json.RawMessage `json:"item2"`
+}
+
+// detailSQL per level: item1 and item2 as JSON arrays, from the request's
+// values bound once in q.
+var detailSQL = map[int]string{
+	1: `with q as (select $1::text as currency, $2::date as day, $3::text as payment_type, $4::text as country_code,
+			$5::text as provider, $6::text as payout), t as (
+			select t.id, t.ticket_number as "TicketNumber", t.trans_date as "TransactionDate", t.payment_type as "PaymentType",
+			       t.country_code as "CountryCode", t.currency as "Currency", t.transaction_code as "TransactionCode",
+			       t.sale_amount as "TotalFareWithFees", m.status as "MatchStatus", m.id as "MatchId", m.right_id as "MatchedTransactionId"
+			from q, ticket t
+			left join recon_match m on m.level = 1 and m.left_id = t.id and m.undone_on is null
+			where t.trans_date = q.day and t.currency = q.currency and coalesce(t.payment_type, '') = q.payment_type
+			  and coalesce(t.country_code, '') = q.country_code
+			order by t.id limit 5000
+		), x as (
+			select x.id, x.processing_date as "ProcessingDate", x.acquiring_bank as "AcquiringBank", x.currency,
+			       x.client_unique_id as "ClientUniqueID", x.transaction_amount as "Amount", x.provider_actor as "ProviderActor",
+			       x.is_manual_adjust as "IsManualAdjust", m.status as "MatchStatus", m.id as "MatchId"
+			from card_transaction x
+			left join recon_match m on m.level = 1 and m.right_id = x.id and m.undone_on is null
+			where x.client_unique_id in (select "TicketNumber" from t)
+			order by x.id limit 5000
+		)
+		select (select coalesce(json_agg(t order by t.id), '[]') from t), (select coalesce(json_agg(x order by x.id), '[]') from x)`,
+	2: `with q as (select $1::text as currency, $2::date as day, $3::text as payment_type, $4::text as country_code,
+			$5::text as provider, $6::text as payout), x as (
+			select x.id, x.client_unique_id as "TicketNumber", x.processing_date as "TransactionDate", x.acquiring_bank as "AcquiringBank",
+			       x.payment_method as "PaymentMethod", x.currency as "Currency", x.transaction_amount as "Amount",
+			       x.transaction_type as "TransactionType", m.status as "MatchStatus", m.id as "MatchId", m.right_id as "MatchedSettlementId"
+			from q, card_transaction x
+			left join recon_match m on m.level = 2 and m.left_id = x.id and m.undone_on is null
+			where not x.is_manual_adjust and x.processing_date = q.day and x.currency = q.currency and x.provider_actor = q.provider
+			order by x.id limit 5000
+		), s as (
+			select s.id, s.settlement_date as "MovementDate", s.acquirer_bank as "AcquirerBank", s.settlement_currency as "Currency",
+			       s.settlement_net as "Amount", s.gross_amount as "GrossAmount", s.fees as "Fees", s.client_unique_id as "ClientUniqueID",
+			       s.payout_id as "PayoutID", m.status as "MatchStatus", m.id as "MatchId"
+			from settlement s
+			left join recon_match m on m.level = 2 and m.right_id = s.id and m.undone_on is null
+			where s.client_unique_id in (select "TicketNumber" from x) and s.provider_actor = (select provider from q)
+			order by s.id limit 5000
+		)
+		select (select coalesce(json_agg(x order by x.id), '[]') from x), (select coalesce(json_agg(s order by s.id), '[]') from s)`,
+	3: `with q as (select $1::text as currency, $2::date as day, $3::text as payment_type, $4::text as country_code,
+			$5::text as provider, $6::text as payout), s as (
+			select s.id, s.settlement_date as "MovementDate", s.acquirer_bank as "AcquirerBank", s.settlement_currency as "Currency",
+			       s.settlement_net as "Amount", s.client_unique_id as "ClientUniqueID", s.payout_id as "PayoutID"
+			from q, settlement s where s.payout_id = q.payout
+			order by s.id limit 5000
+		), b as (
+			select b.id, b.bank_account as "BankAccount", b.booked_date as "BookedDate", coalesce(b.reco_amount_in_local_currency, b.amount_local) as "Amount",
+			       b.bank_charges_in_local as "Charges", b.currency as "Currency", b.text as "Text", m.status as "MatchStatus", m.id as "MatchId"
+			from q, payout p
+			join recon_match m on m.level = 3 and m.left_id = p.id and m.undone_on is null
+			join bank_booking b on b.id = m.right_id
+			where p.payout_key = q.payout
+		)
+		select (select coalesce(json_agg(s order by s.id), '[]') from s), (select coalesce(json_agg(b order by b.id), '[]') from b)`,
+}
+
+// Details returns the records behind a report row of level l.
+func (s *Service) Details(ctx context.Context, l *Level, r DetailRequest) (*Details, error) {
+	r.normalise()
+	switch l.N {
+	case 1, 2:
+		if r.Currency == "" {
+			return nil, engine.Invalid("Currency", "Currency is required.").With("recon.detailField", "field", "Currency")
+		}
+		if _, err := time.Parse("2006-01-02", r.SelectDate); err != nil {
+			return nil, engine.Invalid("SelectDate", "SelectDate must be a date as yyyy-MM-dd.").With("recon.dateFormat", "field", "SelectDate")
+		}
+		if l.N == 2 && r.ProviderActor == "" {
+			return nil, engine.Invalid("ProviderActor", "ProviderActor is required.").With("recon.detailField", "field", "ProviderActor")
+		}
+	case 3:
+		if strings.TrimSpace(r.PayoutID) == "" {
+			return nil, engine.Invalid("PayoutID", "PayoutID is required.").With("recon.detailField", "field", "PayoutID")
+		}
+	}
+	var d Details
+	date := any(r.SelectDate)
+	if l.N == 3 {
+		date = nil
+	}
+	err := s.pool.QueryRow(ctx, detailSQL[l.N], r.Currency, date, r.PaymentType, r.CountryCode, r.ProviderActor, r.PayoutID).Scan(&d.Item1, &d.Item2)
+	if err != nil {
+		return nil, fmt.Errorf("details %s: %w", l.Slug, err)
+	}
+	return &d, nil
+}
