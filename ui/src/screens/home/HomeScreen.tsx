@@ -178,7 +178,7 @@ export default function HomeScreen() {
               <ul className="home-list">
                 {f.tasks.byStatus.map((s) => (
                   <li key={s.status}>
-                    <Link to={`${TASKS_PATH}?isStatus=${s.status}`}>{t(`home.tasks.status.${s.status}`)}</Link>
+                    <Link to={TASKS_PATH}>{t(`home.tasks.status.${s.status}`)}</Link>
                     <span className="home-num">{count.format(s.count)}</span>
                   </li>
                 ))}
@@ -187,7 +187,7 @@ export default function HomeScreen() {
               <ul className="home-list" data-testid="home-tasks-assignees">
                 {f.tasks.byAssignee.map((a) => (
                   <li key={a.userId ?? 'nobody'}>
-                    <Link to={a.userId != null ? `${TASKS_PATH}?assignedToId=${a.userId}` : TASKS_PATH}>{a.userId != null ? a.name : t('home.tasks.nobody')}</Link>
+                    <Link to={TASKS_PATH}>{a.userId != null ? a.name : t('home.tasks.nobody')}</Link>
                     <span className="home-num">{count.format(a.count)}</span>
                   </li>
                 ))}
