@@ -4,7 +4,7 @@
 //	ledgerdesk migrate   apply pending database migrations and exit
 //	ledgerdesk check     validate the configuration, the metadata and the database
 //	ledgerdesk outbox    show the newest messages waiting in the mail outbox
-//	ledgerdesk bench     measure grid pages and exports against their floors
+//	ledgerdesk bench     measure grid pages, exports, imports and the pivot against their floors
 //	ledgerdesk demo      write (and with --load, import) the demo data set
 //	ledgerdesk version   print the version
 //
@@ -54,6 +54,7 @@ commands:
   outbox    show the newest messages in the mail outbox (-n count)
   bench     grid [-rows 2000000 -iterations 100 -clients 8] | export [-rows 100000] | import [-rows 1000000]
             | reconcile [-rows 1000000 -iterations 100 -clients 8]
+            | pivot [-rows 2000000 -iterations 20] | home [-rows 1000000]
   demo      [-seed 1 -scale 1 -out DATA_DIR/demo] [--load [--if-empty]]: the demo files, imported with --load
   version   print the version
 
@@ -83,7 +84,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	benchWhat := ""
 	if cmd == "bench" {
 		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-			return errors.New("bench: say what to measure: ledgerdesk bench grid, export, import or reconcile")
+			return errors.New("bench: say what to measure: ledgerdesk bench grid, export, import, reconcile, pivot or home")
 		}
 		benchWhat, args = args[0], args[1:]
 	}
@@ -165,8 +166,18 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 				return err
 			}
 			return bench.Reconcile(ctx, db.URL, cfg, bench.ReconcileOptions{Rows: orInt(*rows, 1_000_000), Iterations: *iterations, Clients: *clients}, stdout, md)
+		case "pivot":
+			n := 20 // each call sums every row: fewer than the grid's 100 by default
+			fset.Visit(func(f *flag.Flag) {
+				if f.Name == "iterations" {
+					n = *iterations
+				}
+			})
+			return bench.Pivot(ctx, db.URL, cfg, orInt(*rows, 2_000_000), n, stdout)
+		case "home":
+			return bench.Home(ctx, db.URL, cfg, orInt(*rows, 1_000_000), stdout)
 		}
-		return fmt.Errorf("bench: unknown benchmark %q (grid, export, import or reconcile)", benchWhat)
+		return fmt.Errorf("bench: unknown benchmark %q (grid, export, import, reconcile, pivot or home)", benchWhat)
 	default:
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("unknown command %q", cmd)

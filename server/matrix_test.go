@@ -104,6 +104,9 @@ var routeAccess = map[string]access{
 	"DELETE /api/TaskTT/:id/manual-adjust/:transactionId":   {screens: []int{14}},
 	"GET /api/preferences/:key":                             {signedIn: true},
 	"PUT /api/preferences/:key":                             {signedIn: true},
+	"GET /api/home":                                         {screens: []int{1}},
+	"POST /api/reports/bank-overview":                       {screens: []int{15}},
+	"POST /api/reports/bank-overview/export":                {screens: []int{15}},
 	"GET /api/meta/views/:name": {expand: func(md *engine.Metadata) []matrixCall {
 		return eachView(md, func(name string, v *engine.View) *matrixCall { return &matrixCall{path: "/api/meta/views/" + name} })
 	}},

@@ -23,6 +23,7 @@ import (
 	"ledgerdesk/screens/prefs"
 	"ledgerdesk/screens/rates"
 	"ledgerdesk/screens/recon"
+	"ledgerdesk/screens/reports"
 	"ledgerdesk/screens/tasks"
 )
 
@@ -83,6 +84,8 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 	(&importHandlers{imports: d.Imports, maxBytes: d.Config.UploadMaxBytes, slots: make(chan struct{}, uploadSlots)}).mount(api, ids.authenticate)
 	(&reconHandlers{recon: d.Recon, engine: d.Engine, grids: grids, dateFormat: ids.dateFormat}).mount(api, ids.authenticate)
 	(&taskHandlers{tasks: tasks.New(d.Pool, d.Engine), prefs: prefs.New(d.Pool), log: d.Log, dateFormat: ids.dateFormat}).mount(api, ids.authenticate)
+	(&reportHandlers{reports: reports.New(d.Pool)}).mount(api, ids.authenticate)
+	newHomeHandlers(d).mount(api, ids.authenticate)
 	if extra != nil {
 		extra(api)
 	}

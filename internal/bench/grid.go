@@ -95,34 +95,14 @@ func Grid(ctx context.Context, dbURL string, cfg server.Config, o GridOptions, o
 		return err
 	}
 
-	// The real HTTP server, in process, on loopback.
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	secret, err := identity.LoadSecret(ctx, pool, "")
-	if err != nil {
-		return err
-	}
-	sender := &mail.Sender{Email: &mail.Outbox{Pool: pool, Log: log}, Mobile: &mail.Outbox{Pool: pool, Log: log}, Log: log}
-	ident := identity.New(identity.Options{Pool: pool, Secret: secret, Mail: sender, Log: log})
-	const password = "Bench#Admin2026"
-	if _, err := ident.EnsureAdmin(ctx, password); err != nil {
-		return err
-	}
-	pool.Exec(ctx, `update app_user set password_hash = $1 where username = 'admin'`, mustHash(password))
-	pool.Exec(ctx, `delete from login_attempt`)
 	eng := engine.New(engine.Options{Pool: pool, Metadata: md, Log: log})
-	app := server.New(server.Deps{Config: cfg, Pool: pool, Log: log, Identity: ident, Engine: eng})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := startAPI(ctx, pool, eng)
 	if err != nil {
 		return err
 	}
-	go app.Listener(ln, fiber.ListenConfig{DisableStartupMessage: true})
-	defer app.Shutdown()
-	base := "http://" + ln.Addr().String()
-	login, err := ident.Login(ctx, "admin", password, identity.Client{IP: "bench"})
-	if err != nil {
-		return err
-	}
-	token := login.Token
+	defer srv.stop()
+	base, token := srv.base, srv.token
 	admin := engine.WithActor(ctx, &engine.Actor{Username: "bench", Screens: map[int]bool{7: true}})
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 
@@ -296,6 +276,42 @@ func Grid(ctx context.Context, dbURL string, cfg server.Config, o GridOptions, o
 		fmt.Fprintln(out, "PostGraphile 4 is not installed, so that floor was not run: `go tool task bench:postgraphile` installs it (needs Node.js and npm).")
 	}
 	return nil
+}
+
+// apiServer is the real HTTP server, in process, on loopback, with the
+// admin signed in.
+type apiServer struct {
+	base, token string
+	stop        func() error
+}
+
+func startAPI(ctx context.Context, pool *pgxpool.Pool, eng *engine.Engine) (*apiServer, error) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	secret, err := identity.LoadSecret(ctx, pool, "")
+	if err != nil {
+		return nil, err
+	}
+	sender := &mail.Sender{Email: &mail.Outbox{Pool: pool, Log: log}, Mobile: &mail.Outbox{Pool: pool, Log: log}, Log: log}
+	ident := identity.New(identity.Options{Pool: pool, Secret: secret, Mail: sender, Log: log})
+	const password = "Bench#Admin2026"
+	if _, err := ident.EnsureAdmin(ctx, password); err != nil {
+		return nil, err
+	}
+	pool.Exec(ctx, `update app_user set password_hash = $1 where username = 'admin'`, mustHash(password))
+	pool.Exec(ctx, `delete from login_attempt`)
+	cfg, _ := server.LoadConfig(func(string) string { return "" })
+	app := server.New(server.Deps{Config: cfg, Pool: pool, Log: log, Identity: ident, Engine: eng})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	go app.Listener(ln, fiber.ListenConfig{DisableStartupMessage: true})
+	login, err := ident.Login(ctx, "admin", password, identity.Client{IP: "bench"})
+	if err != nil {
+		app.Shutdown()
+		return nil, err
+	}
+	return &apiServer{base: "http://" + ln.Addr().String(), token: login.Token, stop: app.Shutdown}, nil
 }
 
 func mustHash(p string) string {

@@ -64,7 +64,7 @@ type Sender struct {
 	// their codes masked until delivery.
 	Key   []byte
 	wg    sync.WaitGroup
-	queue  *river.Client[pgx.Tx]
+	queue *river.Client[pgx.Tx]
 }
 
 // SetQueue makes every later message a delivery job of q (on Pool).

@@ -175,3 +175,41 @@ export async function filterBy(page, field, value) {
   await page.mouse.click(5, 790);
   await byTestId(page, `filter-panel-${field}`).waitFor({ state: 'detached' });
 }
+
+/** Calls the API from the page with the signed-in token. */
+export async function callApi(page, method, path, body) {
+  return page.evaluate(
+    async ({ method, path, body }) => {
+      const response = await fetch(`/api${path}`, {
+        method,
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${localStorage.getItem('token')}` },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: response.status, body: await response.json().catch(() => null) };
+    },
+    { method, path, body },
+  );
+}
+
+/** Imports a CSV of a kind (bank, ticket, ...) through POST /api/imports and waits until it is loaded. */
+export async function importCsv(page, kind, csv, name) {
+  const id = await page.evaluate(
+    async ({ kind, csv, name }) => {
+      const form = new FormData();
+      form.append('kind', kind);
+      form.append('file', new Blob([csv], { type: 'text/csv' }), name);
+      const response = await fetch('/api/imports', { method: 'POST', headers: { Authorization: `Bearer ${localStorage.getItem('token')}` }, body: form });
+      const answer = await response.json();
+      if (!answer.succeeded) throw new Error(`import: ${answer.error}`);
+      return answer.data.importId;
+    },
+    { kind, csv, name },
+  );
+  for (let i = 0; i < 100; i++) {
+    const { body } = await callApi(page, 'GET', `/imports/${id}`);
+    if (body?.data?.status === 'succeeded') return;
+    if (body?.data?.status === 'failed') throw new Error(`import failed: ${body.data.error}`);
+    await page.waitForTimeout(200);
+  }
+  throw new Error('the import did not finish');
+}

@@ -55,7 +55,7 @@ async function main() {
       await byTestId(page, 'sidebar-menu').waitFor({ state: 'visible' });
       const title = await byTestId(page, 'screen-title').textContent();
       assert(title === translations.en.screens.home.title, `title is ${title}`);
-      assert(await byTestId(page, 'screen-placeholder').isVisible(), 'home placeholder not visible');
+      assert(await byTestId(page, 'screen-home').isVisible(), 'home screen not visible');
       const box = await byTestId(page, 'sidebar').boundingBox();
       assert(box && Math.round(box.width) === 250 && box.x === 0, `sidebar box ${JSON.stringify(box)}`);
     });

@@ -17,6 +17,8 @@ const PlaceholderScreen = lazy(() => import('./screens/placeholder/PlaceholderSc
 const UserFormScreen = lazy(() => import('./screens/users/UserFormScreen'));
 const RoleFormScreen = lazy(() => import('./screens/roles/RoleFormScreen'));
 const DataImportScreen = lazy(() => import('./screens/data-import/DataImportScreen'));
+const ReportsScreen = lazy(() => import('./screens/reports/ReportsScreen'));
+const HomeScreen = lazy(() => import('./screens/home/HomeScreen'));
 const MetadataScreen = lazy(() => import('./engine/MetadataScreen'));
 const TasksScreen = lazy(() => import('./screens/tasks/TasksScreen'));
 const RoutedMetadataScreen = lazy(() => import('./engine/MetadataScreen').then((m) => ({ default: m.RoutedMetadataScreen })));
@@ -51,7 +53,7 @@ export const SCREEN_IDS = {
 } as const;
 
 export const DASHBOARD_ROUTES: DashboardRoute[] = [
-  { path: 'home', screenId: SCREEN_IDS.home, titleKey: 'screens.home.title' },
+  { path: 'home', screenId: SCREEN_IDS.home, titleKey: 'screens.home.title', element: <HomeScreen /> },
   { path: 'financialdocument', screenId: SCREEN_IDS.financialDocument, titleKey: 'screens.financialDocument.title', element: <DataImportScreen /> },
   { path: 'userslist', titleKey: 'screens.usersList.title', element: <MetadataScreen route="userslist" titleKey="screens.usersList.title" /> },
   { path: 'users/add', screenId: SCREEN_IDS.userEdit, titleKey: 'screens.userAdd.title', element: <UserFormScreen /> },
@@ -66,7 +68,7 @@ export const DASHBOARD_ROUTES: DashboardRoute[] = [
   { path: 'config-settings', titleKey: 'screens.configSettings.title', element: <MetadataScreen route="config-settings" titleKey="screens.configSettings.title" /> },
   { path: 'extraction-logs', titleKey: 'screens.extractionLogs.title', element: <MetadataScreen route="extraction-logs" titleKey="screens.extractionLogs.title" /> },
   { path: 'bank-settlement', screenId: SCREEN_IDS.bankSettlement, titleKey: 'screens.bankSettlement.title' },
-  { path: 'reports', screenId: SCREEN_IDS.reports, titleKey: 'screens.reports.title' },
+  { path: 'reports', screenId: SCREEN_IDS.reports, titleKey: 'REPORTS.TITLE', element: <ReportsScreen /> },
   { path: 'tasks', screenId: SCREEN_IDS.tasks, titleKey: 'screens.tasks.title', element: <TasksScreen /> },
 ];
 

@@ -81,16 +81,35 @@ export function GridView(props: GridViewProps) {
   return <LoadedGrid {...props} view={view} />;
 }
 
-/** A link's field values as equals-conditions on the view's columns (numbers as numbers). */
-function linkedConditions(view: ViewMeta, linked: Record<string, string> | undefined): FilterCondition[] {
+/**
+ * A link's field values as conditions on the view's columns: `value` is equals (numbers as
+ * numbers), `from..to` on a date, datetime or number column is between (both ends included),
+ * and an empty value is isEmpty (e.g. `Actor=`: bookings without an actor).
+ */
+export function linkedConditions(view: ViewMeta, linked: Record<string, string> | undefined): FilterCondition[] {
   const out: FilterCondition[] = [];
   for (const [field, value] of Object.entries(linked ?? {})) {
     const column = view.columns.find((c) => c.field === field);
-    if (!column || value === '') continue;
+    if (!column) continue;
+    if (value === '') {
+      out.push({ field, op: 'isEmpty' });
+      continue;
+    }
+    const range = /^(.+)\.\.(.+)$/.exec(value);
+    if (range && ['date', 'datetime', 'int', 'decimal'].includes(column.type)) {
+      out.push({ field, op: 'between', value: [range[1]!, range[2]!].map((v) => (column.type === 'int' ? Number(v) : v)) });
+      continue;
+    }
     const numeric = column.type === 'int' && /^-?\d+$/.test(value);
     out.push({ field, op: 'equals', value: numeric ? Number(value) : value });
   }
   return out;
+}
+
+/** A linked condition on the chip: "Booked Date = 2026-01-01 – 2026-01-31", "Actor Is empty". */
+function linkedLabel(c: FilterCondition, columnLabel: string, isEmptyText: string): string {
+  if (c.op === 'isEmpty') return `${columnLabel} ${isEmptyText}`;
+  return `${columnLabel} = ${Array.isArray(c.value) ? c.value.join(' – ') : String(c.value)}`;
 }
 
 function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute, editRoute, actions, height, linked, onClearLinked, title }: GridViewProps & { view: ViewMeta }) {
@@ -398,7 +417,7 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
               outlined
               icon="pi pi-times"
               iconPos="right"
-              label={fixed.map((c) => `${label(view.columns.find((col) => col.field === c.field)!)} = ${String(c.value)}`).join(', ')}
+              label={fixed.map((c) => linkedLabel(c, label(view.columns.find((col) => col.field === c.field)!), t('grid.operators.isEmpty'))).join(', ')}
               title={t('grid.showAll')}
               data-testid="grid-linked"
               onClick={onClearLinked}

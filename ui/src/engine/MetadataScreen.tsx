@@ -4,8 +4,10 @@
  * the user last had open on this screen comes back for the rest of the browser session.
  *
  * Links can open a tab and show given rows: `?tab=<tab id>&<Field>=<value>` (e.g. the Data
- * Import screen's link to one extraction-log row, `?tab=ticketFiles&Id=42`); the grid shows a
- * chip that clears the field values.
+ * Import screen's link to one extraction-log row, `?tab=ticketFiles&Id=42`); `Field=from..to`
+ * on a date or number column is a range and an empty `Field=` means no value (the bank
+ * overview's link to one period and actor, `?tab=bankFiles&BookedDate=2026-01-01..2026-01-31&Actor=Card`);
+ * the grid shows a chip that clears the field values.
  */
 import { useMemo, useState } from 'react';
 import { Navigate, useLocation, useNavigate, useParams } from 'react-router-dom';

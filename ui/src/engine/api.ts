@@ -92,6 +92,14 @@ export async function downloadExport(request: ExportRequest, fallbackName: strin
   return { name, cutAt: cut > 0 ? cut : null };
 }
 
+/** Saves the file a POST to path answers (the name from Content-Disposition, else fallbackName). */
+export async function downloadFile(path: string, body: unknown, fallbackName: string): Promise<string> {
+  const { blob, disposition } = await apiDownload(path, body);
+  const name = dispositionFileName(disposition) ?? fallbackName;
+  saveBlob(blob, name);
+  return name;
+}
+
 /** Saves a downloaded file under name through an object URL. */
 export function saveBlob(blob: Blob, name: string): void {
   const href = URL.createObjectURL(blob);

@@ -1,0 +1,47 @@
+package server
+
+import (
+	"github.com/gofiber/fiber/v3"
+
+	"ledgerdesk/screens/reports"
+)
+
+// screenReports guards the reports screen (DESIGN.md section 5).
+const screenReports = 15
+
+// reportHandlers serve the reports screen: the bank overview pivot and its
+// Excel export.
+type reportHandlers struct {
+	reports *reports.Service
+}
+
+func (h *reportHandlers) mount(r fiber.Router, auth fiber.Handler) {
+	r.Post("/reports/bank-overview", auth, screen(screenReports), h.bankOverview)
+	r.Post("/reports/bank-overview/export", auth, screen(screenReports), h.bankOverviewExport)
+}
+
+func (h *reportHandlers) bankOverview(c fiber.Ctx) error {
+	var p reports.Params
+	if err := decode(c, &p); err != nil {
+		return err
+	}
+	o, err := h.reports.BankOverview(c.Context(), p)
+	if err != nil {
+		return err
+	}
+	return ok(c, o)
+}
+
+func (h *reportHandlers) bankOverviewExport(c fiber.Ctx) error {
+	var r reports.ExportRequest
+	if err := decode(c, &r); err != nil {
+		return err
+	}
+	file, err := h.reports.BankOverviewXLSX(c.Context(), r)
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderContentType, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+reports.ExportFileName+`"`)
+	return c.Send(file)
+}

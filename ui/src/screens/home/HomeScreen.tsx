@@ -1,0 +1,310 @@
+/**
+ * Home (route dashboard/home, screen id 1): the month's figures a finance lead opens the day
+ * with, from one call (GET /home?month=YYYY-MM): per reconciliation level the matched, partial
+ * and unmatched counts and amounts with the match rate, the daily unmatched trend (a chart,
+ * loaded lazily), the oldest unmatched records, the last automatic run per level, open tasks,
+ * the last imports and the bank totals. The server leaves out what the caller's screens do not
+ * permit; each figure links to the screen that explains it. Amounts are USD.
+ */
+import { lazy, Suspense, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
+import { ProgressBar } from 'primereact/progressbar';
+import { Tag } from 'primereact/tag';
+import { ScreenHeader } from '../../components/ScreenHeader';
+import { api } from '../../api/client';
+import { useCurrentUser } from '../../auth/useSession';
+import { getScreenIds } from '../../auth/session';
+import { formatDate, formatDateOnly, fromIsoDate } from '../../lib/dates';
+import { formatDecimal } from '../../engine/fields';
+import { extractionLogLink } from '../data-import/importFormat';
+import type { ImportFile } from '../../api/imports';
+import { formatAmount } from '../reports/pivot';
+import { bankLink, currentMonth, reconcileLink, REPORTS_PATH, TASKS_PATH, IMPORTS_PATH, type HomeFigures, type LevelFigures } from './home';
+import './home.css';
+
+const TrendChart = lazy(() => import('./UnmatchedTrendChart'));
+
+const DEFAULT_DATE_FORMAT = 'DD-MM-YYYY HH:mm:ss';
+const PROCESSED_BANK_SCREEN = 7;
+
+export default function HomeScreen() {
+  const { t, i18n } = useTranslation();
+  const locale = i18n.language || 'en';
+  const user = useCurrentUser();
+  const dateFormat = user?.dateFormat || DEFAULT_DATE_FORMAT;
+  const [month, setMonth] = useState(currentMonth);
+  const [figures, setFigures] = useState<HomeFigures | null>(null);
+  const [failed, setFailed] = useState(false);
+
+  useEffect(() => {
+    let live = true;
+    setFailed(false);
+    api
+      .getQuiet<HomeFigures>(`/home?month=${encodeURIComponent(month)}`)
+      .then((f) => live && setFigures(f))
+      .catch(() => live && setFailed(true));
+    return () => {
+      live = false;
+    };
+  }, [month]);
+
+  const count = useMemo(() => new Intl.NumberFormat(locale), [locale]);
+  const day = (iso: string) => {
+    const d = fromIsoDate(iso);
+    return d ? formatDateOnly(d, dateFormat) : iso;
+  };
+  const moment = (iso: string | null | undefined) => (iso ? formatDate(new Date(iso), dateFormat) : '');
+  const usd = (v: string) => `${formatAmount(v, locale)} USD`;
+  const f = figures && figures.month === month ? figures : null;
+  const canOpenBookings = getScreenIds().includes(PROCESSED_BANK_SCREEN);
+  const nothing = f && !f.levels && !f.tasks && !f.imports && !f.bank;
+
+  return (
+    <section className="screen home-screen" data-testid="screen-home">
+      <ScreenHeader
+        title={t('screens.home.title')}
+        actions={
+          <label className="home-month">
+            {t('home.month')}
+            <input
+              type="month"
+              value={month}
+              required
+              onChange={(e) => e.target.value && setMonth(e.target.value)}
+              data-testid="home-month"
+            />
+          </label>
+        }
+      />
+      {!f && !failed && <ProgressBar mode="indeterminate" className="home-progress" />}
+      {failed && (
+        <div className="card home-message home-message--error" role="alert" data-testid="home-error">
+          {t('home.loadFailed')}
+        </div>
+      )}
+      {nothing && (
+        <div className="card home-message" data-testid="home-nothing">
+          {t('home.nothingPermitted')}
+        </div>
+      )}
+      {f && (
+        <div className="home-grid">
+          {f.levels?.map((l) => (
+            <LevelCard key={l.level} level={l} from={f.from} to={f.to} count={count} locale={locale} usd={usd} />
+          ))}
+
+          {f.unmatchedTrend && (
+            <Card title={t('home.trend.title')} link={reconcileLink(1, f.from, f.to)} linkLabel={t('home.openReconcile')} testId="home-trend" wide>
+              <Suspense fallback={<ProgressBar mode="indeterminate" className="home-progress" />}>
+                <TrendChart
+                  days={f.unmatchedTrend}
+                  labels={[1, 2, 3].map((n) => t(`home.levels.${n}`))}
+                  locale={locale}
+                  dayLabel={day}
+                  title={t('home.trend.title')}
+                />
+              </Suspense>
+            </Card>
+          )}
+
+          {f.oldestUnmatched && (
+            <Card title={t('home.oldest.title')} link={reconcileLink(1, f.from, f.to)} linkLabel={t('home.openReconcile')} testId="home-oldest" wide>
+              {f.oldestUnmatched.length === 0 ? (
+                <p className="muted">{t('home.oldest.none')}</p>
+              ) : (
+                <table className="home-table">
+                  <thead>
+                    <tr>
+                      <th scope="col">{t('home.oldest.level')}</th>
+                      <th scope="col">{t('home.oldest.date')}</th>
+                      <th scope="col">{t('home.oldest.reference')}</th>
+                      <th scope="col" className="home-num">
+                        {t('home.oldest.amount')}
+                      </th>
+                      <th scope="col" className="home-num">
+                        {t('home.oldest.age')}
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {f.oldestUnmatched.map((u) => (
+                      <tr key={`${u.level}-${u.id}`} data-testid="home-oldest-row">
+                        <td>{t(`home.levels.${u.level}`)}</td>
+                        <td>{day(u.date)}</td>
+                        <td>
+                          <Link to={reconcileLink(u.level, u.date, u.date, u.level < 3 ? u.reference : undefined)}>{u.reference}</Link>
+                        </td>
+                        <td className="home-num">
+                          {formatDecimal(u.amount, 2, locale)} {u.currency ?? ''}
+                        </td>
+                        <td className="home-num">{t('home.oldest.days', { count: u.ageDays, formatted: count.format(u.ageDays) })}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              )}
+            </Card>
+          )}
+
+          {f.lastRuns && (
+            <Card title={t('home.runs.title')} link={reconcileLink(1, f.from, f.to)} linkLabel={t('home.openReconcile')} testId="home-runs">
+              {[1, 2, 3].map((n) => {
+                const run = f.lastRuns?.find((r) => r.level === n);
+                return (
+                  <div key={n} className="home-run" data-testid={`home-run-${n}`}>
+                    <Link to={reconcileLink(n, f.from, f.to)} className="home-run__level">
+                      {t(`home.levels.${n}`)}
+                    </Link>
+                    {run ? (
+                      <span>
+                        <Tag value={t(`home.runs.status.${run.status}`)} severity={run.status === 'succeeded' ? 'success' : run.status === 'failed' ? 'danger' : 'info'} />{' '}
+                        {moment(run.finishedOn ?? run.createdOn)} · {t('home.runs.counts', { matched: count.format(run.matched), partial: count.format(run.partial) })}
+                      </span>
+                    ) : (
+                      <span className="muted">{t('home.runs.never')}</span>
+                    )}
+                  </div>
+                );
+              })}
+            </Card>
+          )}
+
+          {f.tasks && (
+            <Card title={t('home.tasks.title')} link={TASKS_PATH} linkLabel={t('home.openTasks')} testId="home-tasks">
+              <p className="home-big" data-testid="home-tasks-open">
+                {count.format(f.tasks.open)} <span className="muted">{t('home.tasks.open')}</span>
+              </p>
+              <ul className="home-list">
+                {f.tasks.byStatus.map((s) => (
+                  <li key={s.status}>
+                    <Link to={TASKS_PATH}>{t(`home.tasks.status.${s.status}`)}</Link>
+                    <span className="home-num">{count.format(s.count)}</span>
+                  </li>
+                ))}
+              </ul>
+              <h3 className="home-subtitle">{t('home.tasks.byAssignee')}</h3>
+              <ul className="home-list" data-testid="home-tasks-assignees">
+                {f.tasks.byAssignee.map((a) => (
+                  <li key={a.userId ?? 'nobody'}>
+                    <Link to={TASKS_PATH}>{a.userId != null ? a.name : t('home.tasks.nobody')}</Link>
+                    <span className="home-num">{count.format(a.count)}</span>
+                  </li>
+                ))}
+              </ul>
+            </Card>
+          )}
+
+          {f.imports && (
+            <Card title={t('home.imports.title')} link={IMPORTS_PATH} linkLabel={t('home.openImports')} testId="home-imports">
+              {f.imports.length === 0 ? (
+                <p className="muted">{t('home.imports.none')}</p>
+              ) : (
+                <ul className="home-list">
+                  {f.imports.map((i: ImportFile) => (
+                    <li key={i.importId} data-testid="home-import">
+                      <Link to={extractionLogLink(i.kind, i.extractionLogId)} title={t('imports.extractionLog')}>
+                        {i.fileName}
+                      </Link>
+                      <span>
+                        <Tag value={t(`imports.phase.${i.status}`)} severity={i.status === 'succeeded' ? 'success' : i.status === 'failed' ? 'danger' : 'info'} />{' '}
+                        <span className="muted">{moment(i.createdOn)}</span>
+                      </span>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </Card>
+          )}
+
+          {f.bank && (
+            <Card title={t('home.bank.title')} link={REPORTS_PATH} linkLabel={t('home.openReports')} testId="home-bank">
+              <div className="home-pair">
+                <div>
+                  <span className="muted">{t('home.bank.in')}</span>
+                  <p className="home-big" data-testid="home-bank-in">
+                    {usd(f.bank.in)}
+                  </p>
+                </div>
+                <div>
+                  <span className="muted">{t('home.bank.out')}</span>
+                  <p className="home-big" data-testid="home-bank-out">
+                    {usd(f.bank.out)}
+                  </p>
+                </div>
+              </div>
+              <ul className="home-list">
+                {f.bank.byActor.map((b) => (
+                  <li key={b.actor ?? '(none)'}>
+                    {canOpenBookings ? <Link to={bankLink(b.actor, f.from, f.to)}>{b.actor ?? t('reports.noActor')}</Link> : (b.actor ?? t('reports.noActor'))}
+                    <span className="home-num">
+                      {formatAmount(b.in, locale)} / {formatAmount(b.out, locale)}
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            </Card>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}
+
+function Card({ title, link, linkLabel, testId, wide, children }: { title: string; link: string; linkLabel: string; testId: string; wide?: boolean; children: ReactNode }) {
+  return (
+    <article className={`card home-card${wide ? ' home-card--wide' : ''}`} data-testid={testId}>
+      <header className="home-card__header">
+        <h2 className="home-card__title">{title}</h2>
+        <Link to={link} className="home-card__link" data-testid={`${testId}-link`}>
+          {linkLabel} <i className="pi pi-arrow-right" aria-hidden="true" />
+        </Link>
+      </header>
+      {children}
+    </article>
+  );
+}
+
+function LevelCard({
+  level,
+  from,
+  to,
+  count,
+  locale,
+  usd,
+}: {
+  level: LevelFigures;
+  from: string;
+  to: string;
+  count: Intl.NumberFormat;
+  locale: string;
+  usd(v: string): string;
+}) {
+  const { t } = useTranslation();
+  const rows: [string, LevelFigures['matched']][] = [
+    ['matched', level.matched],
+    ['partial', level.partial],
+    ['unmatched', level.unmatched],
+  ];
+  return (
+    <Card title={t(`home.levels.${level.level}`)} link={reconcileLink(level.level, from, to)} linkLabel={t('home.openReconcile')} testId={`home-level-${level.level}`}>
+      <p className="home-big" data-testid={`home-level-${level.level}-rate`}>
+        {level.matchRate === null ? '–' : `${formatDecimal(level.matchRate, 1, locale)} %`} <span className="muted">{t('home.matchRate')}</span>
+      </p>
+      <table className="home-table">
+        <tbody>
+          {rows.map(([status, a]) => (
+            <tr key={status} className={`home-status home-status--${status}`}>
+              <th scope="row">{t(`home.status.${status}`)}</th>
+              <td className="home-num" data-testid={`home-level-${level.level}-${status}-count`}>
+                {count.format(a.count)}
+              </td>
+              <td className="home-num">{usd(a.amount)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {level.noRate > 0 && <p className="muted home-note">{t('home.noRate', { count: level.noRate, formatted: count.format(level.noRate) })}</p>}
+    </Card>
+  );
+}

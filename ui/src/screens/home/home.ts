@@ -1,0 +1,74 @@
+/**
+ * The home figures as GET /home answers them, and the links from a figure to the screen that
+ * explains it. A figure the caller's screens do not permit is null.
+ */
+import type { ImportFile } from '../../api/imports';
+
+export interface Amount {
+  count: number;
+  /** Exact USD sum, e.g. "1234.50". */
+  amount: string;
+}
+
+export interface LevelFigures {
+  level: 1 | 2 | 3;
+  slug: string;
+  matched: Amount;
+  partial: Amount;
+  unmatched: Amount;
+  /** Matched share in percent, one decimal ("97.5"); null without records. */
+  matchRate: string | null;
+  /** Records without a USD rate, left out of the amounts. */
+  noRate: number;
+}
+
+export interface HomeFigures {
+  month: string;
+  from: string;
+  to: string;
+  computedAt: string;
+  levels?: LevelFigures[] | null;
+  unmatchedTrend?: { date: string; levels: [string, string, string] }[] | null;
+  oldestUnmatched?: { level: number; id: number; date: string; reference: string; amount: string; currency: string | null; ageDays: number }[] | null;
+  lastRuns?: {
+    level: number;
+    runId: number;
+    status: string;
+    createdBy: string;
+    createdOn: string;
+    finishedOn: string | null;
+    matched: number;
+    partial: number;
+    leftUnmatched: number;
+    rightUnmatched: number;
+  }[] | null;
+  tasks?: { open: number; byStatus: { status: number; count: number }[]; byAssignee: { userId: number | null; name: string; count: number }[] } | null;
+  imports?: ImportFile[] | null;
+  bank?: { in: string; out: string; byActor: { actor: string | null; in: string; out: string }[] } | null;
+}
+
+export const RECONCILE_PATH = '/dashboard/bank-settlement';
+export const TASKS_PATH = '/dashboard/tasks';
+export const IMPORTS_PATH = '/dashboard/financialdocument';
+export const REPORTS_PATH = '/dashboard/reports';
+
+/** This month as YYYY-MM (the month input's value). */
+export function currentMonth(today: Date = new Date()): string {
+  return `${today.getFullYear()}-${String(today.getMonth() + 1).padStart(2, '0')}`;
+}
+
+/**
+ * The reconcile screen on a level's tab (0-based, as bankSettlementTabIndex keeps it) with the
+ * dashboard filters of spec 03 §3.1: fromDate, toDate (yyyy-MM-dd) and a ticket number.
+ */
+export function reconcileLink(level: number, fromDate: string, toDate: string, clientUniqueId?: string): string {
+  const q = new URLSearchParams({ tab: String(level - 1), fromDate, toDate });
+  if (clientUniqueId) q.set('clientUniqueId', clientUniqueId);
+  return `${RECONCILE_PATH}?${q.toString()}`;
+}
+
+/** The month's processed bookings of an actor, with the bank overview's default flags. */
+export function bankLink(actor: string | null, from: string, to: string): string {
+  const q = new URLSearchParams({ tab: 'bankFiles', BookedDate: `${from}..${to}`, DistRvnSettle: 'Yes', AffectsBalance: 'Yes', Actor: actor ?? '' });
+  return `/dashboard/csvprocessed?${q.toString()}`;
+}

@@ -1,0 +1,101 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { configure, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { MemoryRouter } from 'react-router-dom';
+import { ApiError } from '../../api/client';
+import { ToastProvider } from '../../shell/toast';
+import { seedSession } from '../../test/helpers';
+import { STORAGE_KEY } from './bankOverviewParams';
+import type { BankOverview } from './pivot';
+import ReportsScreen from './ReportsScreen';
+
+configure({ asyncUtilTimeout: 5000 });
+vi.setConfig({ testTimeout: 20_000 });
+
+// The api client, mocked: the bank overview answers from `mocks.postQuiet`.
+const mocks = vi.hoisted(() => ({ postQuiet: vi.fn() }));
+vi.mock('../../api/client', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../api/client')>();
+  return { ...actual, api: { ...actual.api, postQuiet: (path: string, body: unknown) => mocks.postQuiet(path, body) } };
+});
+// jsdom has no layout for the chart; the browser test covers it.
+vi.mock('./BankOverviewChart', () => ({ default: () => <div data-testid="chart-stub" /> }));
+
+const OVERVIEW: BankOverview = {
+  parameters: { inOutFilter: 'In', distribRvnFilter: 'Yes', distribDriverFilter: 'All', affectsBalanceFilter: 'Yes', dateGroupingType: 'Month' },
+  columns: [
+    { key: 'Period', kind: 'period' },
+    { key: 'Card', kind: 'actor', actor: 'Card' },
+    { key: '(none)', kind: 'actor' },
+    { key: 'Total', kind: 'total' },
+  ],
+  data: [
+    { Id: 1, Period: '2026-01', PeriodFrom: '2026-01-01', PeriodTo: '2026-01-31', Card: '1234.50', '(none)': null, Total: '1234.50' },
+    { Id: 2, Period: '2026-02', PeriodFrom: '2026-02-01', PeriodTo: '2026-02-28', Card: '5.00', '(none)': '2.00', Total: '7.00' },
+    { Id: 3, Period: 'RowTotal', PeriodFrom: '2026-01-01', PeriodTo: '2026-02-28', Card: '1239.50', '(none)': '2.00', Total: '1241.50' },
+  ],
+};
+
+function renderScreen() {
+  return render(
+    <ToastProvider>
+      <MemoryRouter initialEntries={['/dashboard/reports']}>
+        <ReportsScreen />
+      </MemoryRouter>
+    </ToastProvider>,
+  );
+}
+
+const periods = () => within(screen.getByTestId('pivot-table')).getAllByTestId('pivot-row').map((r) => r.querySelector('th')?.textContent);
+
+beforeEach(() => {
+  localStorage.clear();
+  seedSession();
+  mocks.postQuiet.mockReset().mockResolvedValue(OVERVIEW);
+});
+
+describe('reports screen', () => {
+  it('loads with the defaults, no badge, Period first and RowTotal last', async () => {
+    renderScreen();
+    await screen.findByTestId('pivot-table');
+    expect(mocks.postQuiet).toHaveBeenCalledWith('/reports/bank-overview', OVERVIEW.parameters);
+    expect(screen.getByTestId('screen-title').textContent).toBe('Reports');
+    expect(screen.queryByTestId('reports-filter-badge')).toBeNull();
+    expect(periods()).toEqual(['2026-01', '2026-02', 'Total']);
+    expect(screen.getAllByTestId('pivot-cell-Card')[0]!.textContent).toBe('1,234.50');
+    expect(screen.getByTestId('pivot-page').textContent).toBe('Page 1 of 1');
+  });
+
+  it('restores the stored parameters: the badge counts those that differ from the defaults', async () => {
+    localStorage.setItem(STORAGE_KEY, JSON.stringify({ inOutFilter: 'Out', dateGroupingType: 'Week', affectsBalanceFilter: 'Sideways' }));
+    renderScreen();
+    await screen.findByTestId('pivot-table');
+    expect(mocks.postQuiet).toHaveBeenCalledWith('/reports/bank-overview', { ...OVERVIEW.parameters, inOutFilter: 'Out', dateGroupingType: 'Week' });
+    expect(screen.getByTestId('reports-filter-badge').textContent).toBe('2');
+  });
+
+  it('sorts on a header click, toggles, and keeps RowTotal last', async () => {
+    renderScreen();
+    await screen.findByTestId('pivot-table');
+    fireEvent.click(screen.getByTestId('pivot-header-Total'));
+    expect(periods()).toEqual(['2026-02', '2026-01', 'Total']);
+    fireEvent.click(screen.getByTestId('pivot-header-Total'));
+    expect(periods()).toEqual(['2026-01', '2026-02', 'Total']);
+  });
+
+  it('links a cell to the bookings it sums when the user may open them', async () => {
+    renderScreen();
+    await screen.findByTestId('pivot-table');
+    const link = screen.getAllByTestId('pivot-cell-Card')[0]!.querySelector('a');
+    expect(link?.getAttribute('href')).toContain('/dashboard/csvprocessed?tab=bankFiles&BookedDate=2026-01-01..2026-01-31');
+  });
+
+  it("says 'No data found.' and 'Failed to load bank overview.'", async () => {
+    mocks.postQuiet.mockResolvedValueOnce({ ...OVERVIEW, data: [] });
+    const { unmount } = renderScreen();
+    expect((await screen.findByTestId('pivot-empty')).textContent).toBe('No data found.');
+    unmount();
+    mocks.postQuiet.mockRejectedValueOnce(new ApiError('boom', 500));
+    renderScreen();
+    await waitFor(() => expect(screen.getByTestId('pivot-error').textContent).toBe('Failed to load bank overview.'));
+  });
+});
