@@ -16,6 +16,7 @@ const PlaceholderScreen = lazy(() => import('./screens/placeholder/PlaceholderSc
 const UserFormScreen = lazy(() => import('./screens/users/UserFormScreen'));
 const RoleFormScreen = lazy(() => import('./screens/roles/RoleFormScreen'));
 const DataImportScreen = lazy(() => import('./screens/data-import/DataImportScreen'));
+const BankSettlementScreen = lazy(() => import('./screens/bank-settlement/BankSettlementScreen'));
 const MetadataScreen = lazy(() => import('./engine/MetadataScreen'));
 const RoutedMetadataScreen = lazy(() => import('./engine/MetadataScreen').then((m) => ({ default: m.RoutedMetadataScreen })));
 
@@ -59,7 +60,7 @@ export const DASHBOARD_ROUTES: DashboardRoute[] = [
   { path: 'ras-settings', screenId: SCREEN_IDS.rasSettings, titleKey: 'screens.rasSettings.title', element: <MetadataScreen route="ras-settings" titleKey="screens.rasSettings.title" /> },
   { path: 'config-settings', screenId: SCREEN_IDS.configSettings, titleKey: 'screens.configSettings.title', element: <MetadataScreen route="config-settings" titleKey="screens.configSettings.title" /> },
   { path: 'extraction-logs', screenId: SCREEN_IDS.extractionLogs, titleKey: 'screens.extractionLogs.title', element: <MetadataScreen route="extraction-logs" titleKey="screens.extractionLogs.title" /> },
-  { path: 'bank-settlement', screenId: SCREEN_IDS.bankSettlement, titleKey: 'screens.bankSettlement.title' },
+  { path: 'bank-settlement', screenId: SCREEN_IDS.bankSettlement, titleKey: 'RECON.BANKSETTLEMENT', element: <BankSettlementScreen /> },
   { path: 'reports', screenId: SCREEN_IDS.reports, titleKey: 'screens.reports.title' },
   { path: 'tasks', screenId: SCREEN_IDS.tasks, titleKey: 'screens.tasks.title' },
 ];

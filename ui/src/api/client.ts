@@ -14,6 +14,9 @@ export class ApiError extends Error {
   readonly status: number;
   /** The form field a 400/409 answer blames (the envelope's `field`), so forms can mark it. */
   readonly field?: string;
+  /** The stable message code (e.g. recon.dateOrder) and its parameters, for a translated text. */
+  code?: string;
+  params?: Record<string, unknown>;
 
   constructor(message: string, status: number, field?: string) {
     super(message);
@@ -23,12 +26,23 @@ export class ApiError extends Error {
   }
 }
 
+/** The envelope's code and params onto the error (DESIGN.md section 4). */
+function withCode(error: ApiError, body: unknown): ApiError {
+  if (isEnvelope(body)) {
+    if (typeof body.code === 'string' && body.code !== '') error.code = body.code;
+    if (body.params && typeof body.params === 'object') error.params = body.params;
+  }
+  return error;
+}
+
 interface Envelope<T> {
   succeeded: boolean;
   data?: T;
   error?: string;
   message?: string;
   field?: string;
+  code?: string;
+  params?: Record<string, unknown>;
 }
 
 function isEnvelope(body: unknown): body is Envelope<unknown> {
@@ -102,7 +116,7 @@ async function send(method: string, path: string, body: unknown): Promise<Respon
   if (!response.ok) {
     const parsed = await readBody(response);
     const field = isEnvelope(parsed) && typeof parsed.field === 'string' ? parsed.field : undefined;
-    throw new ApiError(errorMessage(parsed), response.status, field);
+    throw withCode(new ApiError(errorMessage(parsed), response.status, field), parsed);
   }
   return response;
 }
@@ -114,7 +128,7 @@ export async function apiRequest<T>(method: string, path: string, body?: unknown
     const parsed = await readBody(response);
     if (isEnvelope(parsed) && !parsed.succeeded) {
       const field = typeof parsed.field === 'string' ? parsed.field : undefined;
-      throw new ApiError(errorMessage(parsed), response.status, field);
+      throw withCode(new ApiError(errorMessage(parsed), response.status, field), parsed);
     }
     // Tolerate a bare body (e.g. 204 No Content) as well as the envelope.
     return (isEnvelope(parsed) ? parsed.data : parsed) as T;
