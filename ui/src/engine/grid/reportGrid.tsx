@@ -72,6 +72,7 @@ export function useReportGrid(view: ViewMeta, grid: GridController, { reloadToke
     onCellDoubleClick: onRowDoubleClick
       ? (args: CellMouseArgs<Row>, event: CellMouseEvent) => {
           event.preventGridDefault();
+          window.getSelection()?.removeAllRanges(); // the double-click selected a word
           onRowDoubleClick(args.row);
         }
       : undefined,

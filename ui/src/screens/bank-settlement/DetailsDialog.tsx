@@ -10,6 +10,8 @@ import { Dialog } from 'primereact/dialog';
 import { Button } from 'primereact/button';
 import { Message } from 'primereact/message';
 import { useToast } from '../../shell/toast';
+import { useCurrentUser } from '../../auth/useSession';
+import { formatDateOnly, fromIsoDate } from '../../lib/dates';
 import type { Row } from '../../engine/types';
 import { errorText, reconApi, type LevelDef, type RecordColumn, type RecordKind } from './recon';
 import { RecordGrid } from './RecordGrid';
@@ -40,9 +42,13 @@ export function detailRequest(level: LevelDef, row: Row): Record<string, unknown
   return { Currency: row.TransCurrency ?? '', SelectDate: day(row.TransDate), ProviderActor: row.ProviderActor ?? '' };
 }
 
-/** What a details dialog shows about its row, for the title and the task's remarks. */
-export function detailContext(level: LevelDef, row: Row): string {
-  const parts = level.tab === 0 ? [row.SalesCurrency, day(row.TicketDate), row.PaymentType, row.CountryCode] : [row.TransCurrency, day(row.TransDate), row.ProviderActor];
+/** What a details dialog shows about its row, for the title and the task's remarks (the date in the user's format). */
+export function detailContext(level: LevelDef, row: Row, dateFormat?: string | null): string {
+  const shown = (v: unknown) => {
+    const d = fromIsoDate(day(v));
+    return d ? formatDateOnly(d, dateFormat) : day(v);
+  };
+  const parts = level.tab === 0 ? [row.SalesCurrency, shown(row.TicketDate), row.PaymentType, row.CountryCode] : [row.TransCurrency, shown(row.TransDate), row.ProviderActor];
   return parts.filter((p) => p !== null && p !== undefined && p !== '').join(' · ');
 }
 
@@ -66,6 +72,7 @@ export function DetailsDialog({
 }) {
   const { t } = useTranslation();
   const toast = useToast();
+  const user = useCurrentUser();
   const [data, setData] = useState<{ item1: Row[]; item2: Row[] } | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const sides = DETAIL_SIDES[level.tab] ?? [];
@@ -117,7 +124,7 @@ export function DetailsDialog({
   );
 
   const ids = (rows: Row[] | undefined) => (rows ?? []).map((r) => Number(r.id)).filter((n) => Number.isFinite(n));
-  const context = row ? detailContext(level, row) : '';
+  const context = row ? detailContext(level, row, user?.dateFormat) : '';
 
   return (
     <Dialog
@@ -154,7 +161,7 @@ export function DetailsDialog({
               <h3 className="recon-dialog__heading">
                 {t(`recon.kinds.${side.kind}`)} <span className="muted">· {data ? t('recon.manual.count', { count: rows.length }) : t('grid.loading')}</span>
               </h3>
-              <RecordGrid rows={rows} columns={side.columns} height={360} testId={`details-grid-${i + 1}`} withStatus actions={actions(side.kind)} />
+              <RecordGrid rows={rows} columns={side.columns} height={360} testId={`details-grid-${i + 1}`} withStatus actions={actions(side.kind)} actionsWidth={66} />
             </section>
           );
         })}

@@ -84,10 +84,16 @@ export function FilterPanel({
         inputId={`${id}-${field}`}
         value={fromIsoDate(draft[field])}
         onChange={(e) => set({ [field]: e.value instanceof Date ? toIsoDate(e.value) : '' })}
+        // Deleting the text empties the field (the calendar itself ignores an empty input).
+        onInput={(e) => {
+          if ((e.target as HTMLInputElement).value.trim() === '') set({ [field]: '' });
+        }}
         dateFormat={calendarFormat(pattern)}
         placeholder={pattern}
         showIcon
         showButtonBar
+        // Typing a date stays possible: the calendar opens from its button, not on focus.
+        showOnFocus={false}
         invalid={bad(field) || !draft[field]}
         aria-required="true"
         data-testid={`filter-${field}`}
