@@ -1,0 +1,171 @@
+import { describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import type { ReactNode } from 'react';
+import { ToastProvider } from '../../shell/toast';
+import { created, fail, mockApi, ok } from '../../test/apiMock';
+import en from '../../i18n/en.json';
+import { LEVELS } from './recon';
+import { ManualReconcileDialog } from './ManualReconcileDialog';
+import { UndoMatchDialog } from './UndoMatchDialog';
+import { CreateTaskFromDetails, userOptions } from './CreateTaskFromDetails';
+
+const wrap = (node: ReactNode) => render(<ToastProvider>{node}</ToastProvider>);
+const filters = { fromDate: '2026-11-01', toDate: '2026-11-24', currency: [], provider: [], clientUniqueId: '' };
+
+const bank = { id: 5, BankAccount: 'SE4550000000058398257466', ReconciliationAmountLocal: '1000.00', Charges: '0', Currency: 'SEK', BookedDate: '2026-11-03' };
+const payout = { id: 9, PayoutID: 'PO-NUVEI-20261101-SEK', SettlementAmount: '1000.00', SettlementCurrency: 'SEK', SettlementSummaryDate: '2026-11-01', SettlementCount: 3 };
+const ticket = { id: 1, ticket_number: '1254400000001', trans_date: '2026-11-01', local_fare_currency: 'USD', transaction_code: 'TKTT', SaleAmount: '250.00' };
+const transaction = { id: 2, ClientUniqueID: '1254400000001', ProcessingDate: '2026-11-01', currency: 'USD', TransactionAmount: '250.00' };
+
+function pick(testId: string, text: string) {
+  fireEvent.click(within(screen.getByTestId(testId)).getByText(text).closest('.rdg-cell')!);
+}
+
+describe('ManualReconcileDialog', () => {
+  it('settlements vs bank: warns without both rows, sends {settlement, bank}, offers Match anyway on a currency refusal', async () => {
+    const api = mockApi({
+      'POST /api/recon/settlement-bank/candidates': ok({ item1: [bank], item2: [payout], item1Total: 1, item2Total: 1, limit: 500 }),
+      'POST /api/recon/settlement-bank/match': [
+        [400, { succeeded: false, error: 'The amounts differ...', field: 'force', code: 'recon.outsideCurrencyTolerance', params: { difference: '12.00', tolerance: '1', provider: 'Nuvei' } }],
+        created({ id: 44, status: 'matched' }),
+      ],
+    });
+    const onClose = vi.fn();
+    const onReconciled = vi.fn();
+    wrap(<ManualReconcileDialog level={LEVELS[2]!} filters={filters} visible onClose={onClose} onReconciled={onReconciled} />);
+    await screen.findByText('SE4550000000058398257466');
+    expect(api.callsTo('POST', '/api/recon/settlement-bank/candidates')[0]!.body).toEqual(filters);
+    expect(screen.queryByTestId('manual-investigate')).toBeNull();
+
+    fireEvent.click(screen.getByTestId('manual-reconcile'));
+    await screen.findByText(en.recon.toasts.selectBoth['settlement-bank']);
+    pick('manual-grid-item1', 'SE4550000000058398257466');
+    fireEvent.click(screen.getByTestId('manual-reconcile'));
+    expect(api.callsTo('POST', '/api/recon/settlement-bank/match')).toHaveLength(0);
+
+    pick('manual-grid-item2', 'PO-NUVEI-20261101-SEK');
+    fireEvent.click(screen.getByTestId('manual-reconcile'));
+    const refusal: string = 'The amounts differ by 12.00 in USD, beyond the currency tolerance of 1% of Nuvei; choose Match anyway to match regardless.';
+    expect((await screen.findByTestId('manual-failure')).textContent).toContain(refusal);
+    expect(api.callsTo('POST', '/api/recon/settlement-bank/match')[0]!.body).toEqual({ settlement: payout, bank });
+    expect(onClose).not.toHaveBeenCalled();
+
+    fireEvent.click(screen.getByTestId('manual-force'));
+    await waitFor(() => expect(onClose).toHaveBeenCalled());
+    expect(api.callsTo('POST', '/api/recon/settlement-bank/match')[1]!.body).toEqual({ settlement: payout, bank, force: true });
+    expect(onReconciled).toHaveBeenCalled();
+    await screen.findByText(en.recon.toasts.reconciled);
+  });
+
+  it('tickets vs transactions: Investigation uses its own call; a pair matched meanwhile keeps the dialog open with the reason', async () => {
+    const api = mockApi({
+      'POST /api/recon/ticket-transaction/candidates': ok({ item1: [ticket], item2: [transaction], item1Total: 1, item2Total: 1, limit: 500 }),
+      'POST /api/recon/ticket-transaction/investigate': created({ id: 7, status: 'investigation' }),
+      'POST /api/recon/ticket-transaction/match': [
+        409,
+        { succeeded: false, error: 'The ticket 1 is already matched', code: 'recon.alreadyMatched', params: { kind: 'ticket', id: 1, matchId: 3, by: 'bo' } },
+      ],
+    });
+    const onClose = vi.fn();
+    wrap(<ManualReconcileDialog level={LEVELS[0]!} filters={filters} visible onClose={onClose} onReconciled={() => {}} />);
+    await screen.findByText('TKTT');
+    pick('manual-grid-item1', 'TKTT');
+    pick('manual-grid-item2', '2');
+    fireEvent.click(screen.getByTestId('manual-reconcile'));
+    expect((await screen.findByTestId('manual-failure')).textContent).toContain('The ticket 1 is already matched (match 3, by bo); undo that match first.');
+    expect(api.callsTo('POST', '/api/recon/ticket-transaction/match')[0]!.body).toEqual({ ticketId: 1, transactionId: 2 });
+    expect(screen.queryByTestId('manual-force')).toBeNull();
+    expect(onClose).not.toHaveBeenCalled();
+
+    fireEvent.click(screen.getByTestId('manual-investigate'));
+    await waitFor(() => expect(onClose).toHaveBeenCalled());
+    expect(api.callsTo('POST', '/api/recon/ticket-transaction/investigate')[0]!.body).toEqual({ ticketId: 1, transactionId: 2 });
+  });
+
+  it('a failed candidates load says so (the server text, else the spec fallback)', async () => {
+    mockApi({ 'POST /api/recon/transaction-settlement/candidates': [503, { succeeded: false }] });
+    wrap(<ManualReconcileDialog level={LEVELS[1]!} filters={filters} visible onClose={() => {}} onReconciled={() => {}} />);
+    expect((await screen.findAllByText(en.recon.toasts.loadFailed)).length).toBeGreaterThan(0);
+  });
+});
+
+describe('UndoMatchDialog', () => {
+  it('asks for a reason before the call, sends it, and reports the undo', async () => {
+    const api = mockApi({ 'DELETE /api/recon/ticket-transaction/match/7': ok({ id: 7 }) });
+    const onUndone = vi.fn();
+    const onClose = vi.fn();
+    wrap(<UndoMatchDialog target={{ slug: 'ticket-transaction', matchId: 7, what: 'Ticket 1254400000001' }} onClose={onClose} onUndone={onUndone} />);
+    expect(screen.getByText(/Undo match 7 of Ticket 1254400000001\?/)).toBeTruthy();
+    fireEvent.click(screen.getByTestId('undo-confirm'));
+    expect(await screen.findByText(en.recon.undo.reasonRequired)).toBeTruthy();
+    expect(api.calls).toHaveLength(0);
+    fireEvent.change(screen.getByTestId('undo-reason'), { target: { value: '  wrong pair ' } });
+    fireEvent.click(screen.getByTestId('undo-confirm'));
+    await waitFor(() => expect(onUndone).toHaveBeenCalled());
+    expect(api.callsTo('DELETE', '/api/recon/ticket-transaction/match/7')[0]!.body).toEqual({ reason: 'wrong pair' });
+    expect(onClose).toHaveBeenCalled();
+    await screen.findByText(en.recon.toasts.undone);
+  });
+
+  it('stays open with the server text when the match was undone meanwhile', async () => {
+    mockApi({
+      'DELETE /api/recon/settlement-bank/match/8': [409, { succeeded: false, error: 'Match 8 was already undone by bo.', code: 'recon.alreadyUndone', params: { matchId: 8, by: 'bo' } }],
+    });
+    const onClose = vi.fn();
+    wrap(<UndoMatchDialog target={{ slug: 'settlement-bank', matchId: 8, what: 'Payout PO-1' }} onClose={onClose} onUndone={() => {}} />);
+    fireEvent.change(screen.getByTestId('undo-reason'), { target: { value: 'duplicate' } });
+    fireEvent.click(screen.getByTestId('undo-confirm'));
+    expect((await screen.findAllByText('Match 8 was already undone by bo.')).length).toBeGreaterThan(0);
+    expect(onClose).not.toHaveBeenCalled();
+  });
+});
+
+describe('CreateTaskFromDetails', () => {
+  const links = { ticketIds: [1, 2], transactionIds: [3], context: 'USD · 01-11-2026 · CC · US' };
+
+  it('is pre-filled from the details; a missing tasks API shows the error and keeps the form', async () => {
+    const api = mockApi({
+      'GET /api/Users/list': ok([{ userId: 4, userName: 'bo' }, { id: 5, firstName: 'Eva', lastName: 'Lind' }]),
+      'POST /api/TaskTT/with-items': [fail(404, 'Not Found'), created({ id: 12, taskName: 'x' })],
+    });
+    wrap(<CreateTaskFromDetails links={links} onClose={() => {}} />);
+    expect((screen.getByTestId('task-name') as HTMLInputElement).value).toBe('Reconciliation Review (2T / 1X)');
+    expect((screen.getByTestId('task-remarks') as HTMLTextAreaElement).value).toBe(
+      'Created from the reconciliation details (USD · 01-11-2026 · CC · US): 2 tickets and 1 transactions were linked automatically.',
+    );
+    await waitFor(() => expect(api.callsTo('GET', '/api/Users/list')).toHaveLength(1));
+    fireEvent.click(screen.getByTestId('task-create'));
+    expect((await screen.findByTestId('task-failure')).textContent).toContain('Not Found');
+    expect(screen.getByTestId('task-name')).toBeTruthy();
+    expect(api.callsTo('POST', '/api/TaskTT/with-items')[0]!.body).toEqual({
+      taskName: 'Reconciliation Review (2T / 1X)',
+      assignedToId: null,
+      isStatus: 1,
+      remarks: 'Created from the reconciliation details (USD · 01-11-2026 · CC · US): 2 tickets and 1 transactions were linked automatically.',
+      ticketIds: [1, 2],
+      transactionIds: [3],
+    });
+    fireEvent.click(screen.getByTestId('task-create'));
+    expect((await screen.findByTestId('task-success')).textContent).toContain('Task 12 was created with its links.');
+    await screen.findByText(en.recon.task.created);
+  });
+
+  it('a task name is required; the user list failure offers a retry', async () => {
+    const api = mockApi({ 'GET /api/Users/list': [fail(500, 'boom'), ok([{ userId: 4, userName: 'bo' }])] });
+    wrap(<CreateTaskFromDetails links={links} onClose={() => {}} />);
+    expect((await screen.findAllByText(en.recon.task.usersFailed)).length).toBeGreaterThan(0);
+    fireEvent.click(screen.getByTestId('task-users-retry'));
+    await waitFor(() => expect(api.callsTo('GET', '/api/Users/list')).toHaveLength(2));
+    fireEvent.change(screen.getByTestId('task-name'), { target: { value: '  ' } });
+    expect((screen.getByTestId('task-create') as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('reads users in every shape the spec lists', () => {
+    expect(userOptions([{ id: 1, userName: 'a' }, { userId: 2, username: 'b' }, { UserId: 3, firstName: 'C', lastName: 'D' }, { UserId: 4 }, { name: 'no id' }])).toEqual([
+      { value: 1, label: 'a' },
+      { value: 2, label: 'b' },
+      { value: 3, label: 'C D' },
+      { value: 4, label: 'User' },
+    ]);
+  });
+});
