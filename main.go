@@ -54,6 +54,7 @@ commands:
   check     validate configuration, metadata and database, then exit
   outbox    show the newest messages in the mail outbox (-n count)
   bench     grid [-rows 2000000 -iterations 100 -clients 8] | export [-rows 100000] | import [-rows 1000000]
+            | reconcile [-rows 1000000 -iterations 100 -clients 8]
   demo      [-seed 1 -scale 1 -out DATA_DIR/demo] [--load [--if-empty]]: the demo files, imported with --load
   version   print the version
 
@@ -83,7 +84,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	benchWhat := ""
 	if cmd == "bench" {
 		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-			return errors.New("bench: say what to measure: ledgerdesk bench grid, export or import")
+			return errors.New("bench: say what to measure: ledgerdesk bench grid, export, import or reconcile")
 		}
 		benchWhat, args = args[0], args[1:]
 	}
@@ -159,8 +160,14 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 			return bench.Export(ctx, db.URL, orInt(*rows, 100_000), stdout)
 		case "import":
 			return bench.Import(ctx, db.URL, orInt(*rows, 1_000_000), stdout)
+		case "reconcile":
+			md, err := engine.LoadMetadata(meta)
+			if err != nil {
+				return err
+			}
+			return bench.Reconcile(ctx, db.URL, bench.ReconcileOptions{Rows: orInt(*rows, 1_000_000), Iterations: *iterations, Clients: *clients}, stdout, md)
 		}
-		return fmt.Errorf("bench: unknown benchmark %q (grid, export or import)", benchWhat)
+		return fmt.Errorf("bench: unknown benchmark %q (grid, export, import or reconcile)", benchWhat)
 	default:
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("unknown command %q", cmd)

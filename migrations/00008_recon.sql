@@ -109,7 +109,7 @@ create table recon_match (
     amount_variance numeric(20, 2),
     date_lag_days   integer,
     reason          text check (length(reason) <= 1000),
-    run_id          bigint references recon_run (id),
+    run_id          bigint,         -- recon_run, no foreign key: see below
     created_by      text not null,
     created_on      timestamptz not null default now(),
     undone_by       text,
@@ -118,11 +118,14 @@ create table recon_match (
     check ((undone_on is null) = (undone_by is null)),
     check (undone_on is null or length(trim(undo_reason)) > 0)
 );
+-- An automatic run writes a million matches at once: run_id has no foreign
+-- key (its check ran once per row and cost as much as the rest of the
+-- insert; the run writes its own id in the same transaction, and runs are
+-- never deleted), and there are few indexes, since each costs it too. The live ones serve matching and every report; undone
+-- pairs are looked up by matching (never made again) and are few.
 create unique index recon_match_left_live on recon_match (level, left_id) where undone_on is null;
 create unique index recon_match_right_live on recon_match (level, right_id) where undone_on is null;
-create index recon_match_left_idx on recon_match (level, left_id);
-create index recon_match_right_idx on recon_match (level, right_id);
-create index recon_match_run_idx on recon_match (run_id) where run_id is not null;
+create index recon_match_undone_idx on recon_match (level, left_id, right_id) where undone_on is not null;
 
 -- Tolerances of a level per provider (config_setting, DESIGN.md section 6):
 -- the row whose provider actor (else provider name) is the provider, first

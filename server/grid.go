@@ -3,9 +3,11 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 
 	"github.com/gofiber/fiber/v3"
@@ -124,13 +126,19 @@ func (h *gridHandlers) export(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	return sendFile(c, h.log, x.FileName, x.ContentType, x.WriteTo)
+}
+
+// sendFile streams a download; a failure after the first byte can only cut
+// it short, so it is logged.
+func sendFile(c fiber.Ctx, log *slog.Logger, name, contentType string, write func(context.Context, io.Writer) error) error {
 	ctx := c.Context()
-	c.Set(fiber.HeaderContentType, x.ContentType)
-	c.Set(fiber.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s"`, x.FileName))
+	c.Set(fiber.HeaderContentType, contentType)
+	c.Set(fiber.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s"`, name))
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.SendStreamWriter(func(w *bufio.Writer) {
-		if err := x.WriteTo(ctx, w); err != nil {
-			h.log.Error("export failed while streaming", "file", x.FileName, "err", err)
+		if err := write(ctx, w); err != nil {
+			log.Error("export failed while streaming", "file", name, "err", err)
 		}
 		w.Flush()
 	})

@@ -13,6 +13,7 @@ const (
 	screenUserEdit  = 4
 	screenRolesList = 5
 	screenRoleEdit  = 6
+	screenReconcile = 13
 	screenTasks     = 14
 )
 
@@ -33,7 +34,7 @@ func (s *apiHandlers) mountIdentity(r fiber.Router) {
 	r.Put("/profile", s.authenticate, s.putProfile)
 
 	// Users/list before users/:id: routes are case-insensitive.
-	r.Get("/Users/list", s.authenticate, screen(screenUsersList, screenUserEdit, screenTasks), s.userOptions)
+	r.Get("/Users/list", s.authenticate, screen(screenUsersList, screenUserEdit, screenReconcile, screenTasks), s.userOptions)
 	r.Get("/users", s.authenticate, screen(screenUsersList), s.listUsers)
 	r.Post("/users", s.authenticate, screen(screenUserEdit), s.createUser)
 	r.Get("/users/:id", s.authenticate, screen(screenUserEdit), s.getUser)

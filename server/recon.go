@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -11,9 +12,6 @@ import (
 	"ledgerdesk/engine"
 	"ledgerdesk/screens/recon"
 )
-
-// screenReconcile is the reconciliation dashboard's screen id.
-const screenReconcile = 13
 
 // reportViews are the engine views behind each level's report.
 var reportViews = map[string]string{
@@ -96,6 +94,12 @@ func (r *reportRequest) gridRequest(view string, withTicket bool) (engine.GridRe
 func (h *reconHandlers) reportGrid(c fiber.Ctx, lookup bool) (*reportRequest, engine.GridRequest, error) {
 	var req reportRequest
 	if err := decodeStrictNumbers(c, &req); err != nil {
+		// The body is one flat object: name the field, not the Go struct it sits in.
+		var e *engine.Error
+		if errors.As(err, &e) {
+			e.Field = strings.TrimPrefix(strings.TrimPrefix(e.Field, "Filters."), "GridRequest.")
+			e.Message = strings.TrimPrefix(strings.TrimPrefix(e.Message, "Filters."), "GridRequest.")
+		}
 		return nil, engine.GridRequest{}, err
 	}
 	view := ticketLookupView

@@ -20,8 +20,10 @@ import (
 	"ledgerdesk/migrations"
 	"ledgerdesk/screens/identity"
 	"ledgerdesk/screens/imports"
+	"ledgerdesk/screens/prefs"
 	"ledgerdesk/screens/rates"
 	"ledgerdesk/screens/recon"
+	"ledgerdesk/screens/tasks"
 )
 
 // Deps is what the HTTP application needs from the outside world.
@@ -76,6 +78,7 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 	(&screenHandlers{rates: d.Rates}).mount(api, ids.authenticate)
 	(&importHandlers{imports: d.Imports}).mount(api, ids.authenticate)
 	(&reconHandlers{recon: d.Recon, engine: d.Engine, grids: grids, dateFormat: ids.dateFormat}).mount(api, ids.authenticate)
+	(&taskHandlers{tasks: tasks.New(d.Pool, d.Engine), prefs: prefs.New(d.Pool), log: d.Log, dateFormat: ids.dateFormat}).mount(api, ids.authenticate)
 	if extra != nil {
 		extra(api)
 	}

@@ -26,23 +26,29 @@ const Database = "ledgerdesk_bench"
 
 // Open connects to the benchmark database next to the one at dbURL.
 func Open(ctx context.Context, dbURL string, out io.Writer) (*pgxpool.Pool, string, error) {
+	return OpenNamed(ctx, dbURL, Database, out)
+}
+
+// OpenNamed connects to the benchmark database name next to the one at
+// dbURL, creating and migrating it first when needed.
+func OpenNamed(ctx context.Context, dbURL, name string, out io.Writer) (*pgxpool.Pool, string, error) {
 	admin, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
 		return nil, "", err
 	}
 	defer admin.Close(ctx)
 	var exists bool
-	admin.QueryRow(ctx, `select exists(select 1 from pg_database where datname = $1)`, Database).Scan(&exists)
+	admin.QueryRow(ctx, `select exists(select 1 from pg_database where datname = $1)`, name).Scan(&exists)
 	if !exists {
-		if _, err := admin.Exec(ctx, "create database "+Database); err != nil {
-			return nil, "", fmt.Errorf("create %s: %w", Database, err)
+		if _, err := admin.Exec(ctx, "create database "+name); err != nil {
+			return nil, "", fmt.Errorf("create %s: %w", name, err)
 		}
 	}
 	u, err := url.Parse(dbURL)
 	if err != nil {
 		return nil, "", err
 	}
-	u.Path = "/" + Database
+	u.Path = "/" + name
 	cfg, err := pgxpool.ParseConfig(u.String())
 	if err != nil {
 		return nil, "", err
@@ -56,7 +62,7 @@ func Open(ctx context.Context, dbURL string, out io.Writer) (*pgxpool.Pool, stri
 		pool.Close()
 		return nil, "", err
 	}
-	fmt.Fprintf(out, "benchmark database: %s (kept between runs)\n", Database)
+	fmt.Fprintf(out, "benchmark database: %s (kept between runs)\n", name)
 	return pool, u.String(), nil
 }
 

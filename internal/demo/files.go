@@ -290,10 +290,16 @@ func loadReference(ctx context.Context, pool *pgxpool.Pool, s *Set) error {
 				}
 			}
 		}
+		// Tolerances: 1.00 and two days everywhere; settlements may come in
+		// another currency (Amex pays GBP out in USD) within 1 %.
 		for _, p := range Providers {
 			for level := 1; level <= 3; level++ {
+				currency := "0"
+				if level == 2 {
+					currency = "1.00"
+				}
 				if err := exec(`insert into config_setting (provider_name, transaction_type, provider_actor, currency_threshold, date_threshold, amount_threshold, created_by, updated_by)
-					values ($1, $2, $1, 0, 2, 1.00, 'demo', 'demo') on conflict do nothing`, p.Name, level); err != nil {
+					values ($1, $2, $1, $3::numeric, 2, 1.00, 'demo', 'demo') on conflict do nothing`, p.Name, level, currency); err != nil {
 					return err
 				}
 			}

@@ -267,6 +267,7 @@ func (s *Service) SetUserRoles(ctx context.Context, id int64, roleIDs []int64) (
 // UserOption is an entry of the user dropdowns (task assignee and the like).
 type UserOption struct {
 	ID        int64  `json:"id"`
+	UserID    int64  `json:"userId"` // the same id, as spec 03 section 3.5 names it
 	Username  string `json:"username"`
 	FirstName string `json:"firstName"`
 	LastName  string `json:"lastName"`
@@ -275,7 +276,7 @@ type UserOption struct {
 
 // UserOptions lists the active users for dropdowns.
 func (s *Service) UserOptions(ctx context.Context) ([]UserOption, error) {
-	rows, err := s.pool.Query(ctx, `select id, username, first_name, last_name, email from app_user where is_active order by first_name, last_name, username`)
+	rows, err := s.pool.Query(ctx, `select id, id, username, first_name, last_name, email from app_user where is_active order by first_name, last_name, username`)
 	if err != nil {
 		return nil, err
 	}

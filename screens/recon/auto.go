@@ -229,51 +229,92 @@ func (s *Service) waitRun(ctx context.Context, id int64, wait time.Duration) (*R
 // level's widest date threshold, $2 the level.
 const candidatesSQL = `
 	create temp table recon_cand on commit drop as
-	select p.left_id, p.right_id,
-	       case when p.l_cur = p.r_cur then p.l_amount - p.r_amount
-	            else round(p.l_amount - p.r_amount * fx.r_rate / fx.l_rate, 2) end as variance,
-	       abs(p.r_date - p.l_date) as lag,
-	       case when p.l_cur = p.r_cur then abs(p.l_amount - p.r_amount) else fx.usd_diff end as rank_diff,
-	       case when p.l_cur <> p.r_cur then 'fx'
-	            when p.l_amount <> p.r_amount then 'amount'
-	            when p.l_date = p.r_date then 'exact'
-	            else 'date' end as rule
-	from (%s) p
-	left join recon_tolerance tol on tol.level = $2 and tol.provider_key = p.provider_key
-	left join lateral (
-		select rates.l_rate, rates.r_rate, abs(p.l_amount * rates.l_rate - p.r_amount * rates.r_rate) as usd_diff,
-		       abs(p.l_amount * rates.l_rate) as l_usd
-		from (select usd_rate(p.l_cur, p.l_date) as l_rate, usd_rate(p.r_cur, p.r_date) as r_rate) rates
-		where p.l_cur <> p.r_cur) fx on true
-	where abs(p.r_date - p.l_date) <= coalesce(tol.date_threshold, 0)
-	  -- a pair a user undid is not matched again automatically
-	  and not exists (select 1 from recon_match u where u.level = $2 and u.left_id = p.left_id and u.right_id = p.right_id
-	                  and u.undone_on is not null)
-	  and case when p.l_cur = p.r_cur then abs(p.l_amount - p.r_amount) <= coalesce(tol.amount_threshold, 0)
-	           else tol.currency_threshold is not null and fx.l_usd > 0
-	                and fx.usd_diff * 100 <= tol.currency_threshold * fx.l_usd end`
+	select q.left_id, q.right_id,
+	       case when q.same then q.l_amount - q.r_amount else round(q.l_amount - q.r_amount * q.r_rate / q.l_rate, 2) end as variance,
+	       q.lag,
+	       case when q.same then abs(q.l_amount - q.r_amount) else abs(q.l_amount * q.l_rate - q.r_amount * q.r_rate) end as rank_diff,
+	       case when not q.same then 'fx' when q.l_amount <> q.r_amount then 'amount' when q.lag = 0 then 'exact' else 'date' end as rule
+	from (
+		-- The rates are looked up only for pairs in two currencies: CASE
+		-- evaluates them lazily (a lateral join would run them for every pair).
+		select p.left_id, p.right_id, p.l_amount, p.r_amount, p.l_cur = p.r_cur as same, abs(p.r_date - p.l_date) as lag,
+		       case when p.l_cur <> p.r_cur then usd_rate(p.l_cur, p.l_date) end as l_rate,
+		       case when p.l_cur <> p.r_cur then usd_rate(p.r_cur, p.r_date) end as r_rate,
+		       tol.amount_threshold, tol.currency_threshold
+		from (%s) p
+		left join recon_tolerance tol on tol.level = $2 and tol.provider_key = p.provider_key
+		where abs(p.r_date - p.l_date) <= coalesce(tol.date_threshold, 0)
+		  -- a pair a user undid is not matched again automatically
+		  and not exists (select 1 from recon_match u where u.level = $2 and u.left_id = p.left_id and u.right_id = p.right_id
+		                  and u.undone_on is not null)
+		offset 0) q -- kept as a subquery, so each rate is computed once per pair
+	where case when q.same then abs(q.l_amount - q.r_amount) <= coalesce(q.amount_threshold, 0)
+	           else q.currency_threshold is not null and q.l_rate is not null and q.r_rate is not null and q.l_amount <> 0
+	                and abs(q.l_amount * q.l_rate - q.r_amount * q.r_rate) * 100 <= q.currency_threshold * abs(q.l_amount * q.l_rate) end`
 
-// roundSQL matches, in one statement, every candidate pair that is the best
-// of both its records (least difference, then least lag, then lowest id)
-// and drops the candidates of the records it matched. Repeated until it
-// matches nothing, it gives what matching pairs in that order one by one
-// would, without a loop over rows. $1 level, $2 run, $3 who.
-const roundSQL = `
-	with ins as (
-		insert into recon_match (level, left_id, right_id, status, rule, amount_variance, date_lag_days, run_id, created_by)
-		select $1, r.left_id, r.right_id, case when r.rule in ('exact', 'date') then 'matched' else 'partial' end,
-		       r.rule, r.variance, r.lag, $2, $3
-		from (select c.*, row_number() over (partition by c.left_id order by c.rank_diff, c.lag, c.right_id) as rl,
-		                  row_number() over (partition by c.right_id order by c.rank_diff, c.lag, c.left_id) as rr
-		      from recon_cand c) r
-		where r.rl = 1 and r.rr = 1
-		order by r.left_id
-		on conflict do nothing
+// insertMatchSQL writes the chosen pairs of recon_cand as matches of run
+// $2 by $3 at level $1.
+const insertMatchSQL = `
+	insert into recon_match (level, left_id, right_id, status, rule, amount_variance, date_lag_days, run_id, created_by)
+	select $1, c.left_id, c.right_id, case when c.rule in ('exact', 'date') then 'matched' else 'partial' end,
+	       c.rule, c.variance, c.lag, $2, $3
+	from %s c`
+
+// singlesSQL matches at once every pair whose records have no other
+// candidate - nearly all of them - with no ranking to do, and keeps the
+// rest (records with several candidates) in recon_rest for the rounds.
+var singlesSQL = []string{
+	`create temp table recon_multi_left on commit drop as select left_id from recon_cand group by left_id having count(*) > 1`,
+	`create temp table recon_multi_right on commit drop as select right_id from recon_cand group by right_id having count(*) > 1`,
+	`create temp table recon_rest on commit drop as select c.* from recon_cand c
+		where c.left_id in (select left_id from recon_multi_left) or c.right_id in (select right_id from recon_multi_right)`,
+	`with ins as (` + fmt.Sprintf(insertMatchSQL, `recon_cand`) + `
+		where c.left_id not in (select left_id from recon_multi_left) and c.right_id not in (select right_id from recon_multi_right)
+		order by c.left_id
+		returning status)
+	select count(*) filter (where status = 'matched'), count(*) filter (where status = 'partial') from ins`,
+}
+
+// roundSQL matches, in one statement, every remaining candidate pair that
+// is the best of both its records (least difference, then least lag, then
+// lowest id) and drops the candidates of the records it matched. Repeated
+// until it matches nothing, it gives what matching pairs in that order one
+// by one would, without a loop over rows.
+var roundSQL = `
+	with ins as (` + fmt.Sprintf(insertMatchSQL, `(
+		select r.* from (
+			select c.*, row_number() over (partition by c.left_id order by c.rank_diff, c.lag, c.right_id) as rl,
+			            row_number() over (partition by c.right_id order by c.rank_diff, c.lag, c.left_id) as rr
+			from recon_rest c) r
+		where r.rl = 1 and r.rr = 1)`) + `
+		order by c.left_id
 		returning left_id, right_id, status
 	), gone as (
-		delete from recon_cand c where c.left_id in (select left_id from ins) or c.right_id in (select right_id from ins)
+		delete from recon_rest c where c.left_id in (select left_id from ins) or c.right_id in (select right_id from ins)
 	)
 	select count(*) filter (where status = 'matched'), count(*) filter (where status = 'partial'), count(*) from ins`
+
+// lockLevel serialises the writers of a level's matches: an automatic run
+// and manual matches wait for one another (a run holds it for seconds), so a
+// run's candidates stay unmatched until it writes them. A manual match
+// waits at most a few seconds, then is told why.
+func lockLevel(ctx context.Context, tx pgx.Tx, l *Level, wait time.Duration) error {
+	if wait > 0 {
+		if _, err := tx.Exec(ctx, `select set_config('lock_timeout', $1, true)`, fmt.Sprint(wait.Milliseconds())); err != nil {
+			return err
+		}
+	}
+	_, err := tx.Exec(ctx, `select pg_advisory_xact_lock(hashtext('recon.level'), $1)`, l.N)
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) && pg.Code == "55P03" {
+		return engine.Conflict("An automatic reconcile of %s is writing its matches; try again in a moment.", l.Name).
+			With("recon.levelBusy", "level", l.Slug)
+	}
+	if err == nil && wait > 0 {
+		_, err = tx.Exec(ctx, `select set_config('lock_timeout', '0', true)`)
+	}
+	return err
+}
 
 // execute runs automatic reconciliation of level l for run runID in one
 // transaction: exact and inside-tolerance pairs matched, records already
@@ -288,8 +329,11 @@ func (s *Service) execute(ctx context.Context, runID int64, l *Level) error {
 	}
 	actor := engine.ActorFrom(ctx).Username
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		// Sorting and hashing a million candidates wants more than the default memory.
+		// Hashing a million candidates wants more than the default memory.
 		if _, err := tx.Exec(ctx, `select set_config('work_mem', '256MB', true)`); err != nil {
+			return err
+		}
+		if err := lockLevel(ctx, tx, l, 0); err != nil {
 			return err
 		}
 		if l.N == 3 {
@@ -329,6 +373,14 @@ func match(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string) 
 	if _, err := tx.Exec(ctx, `analyze recon_cand`); err != nil {
 		return c, err
 	}
+	for _, sql := range singlesSQL[:len(singlesSQL)-1] {
+		if _, err := tx.Exec(ctx, sql); err != nil {
+			return c, fmt.Errorf("single candidates: %w", err)
+		}
+	}
+	if err := tx.QueryRow(ctx, singlesSQL[len(singlesSQL)-1], l.N, runID, actor).Scan(&c.matched, &c.partial); err != nil {
+		return c, fmt.Errorf("single candidates: %w", err)
+	}
 	for {
 		var matched, partial, n int
 		if err := tx.QueryRow(ctx, roundSQL, l.N, runID, actor).Scan(&matched, &partial, &n); err != nil {
@@ -340,4 +392,20 @@ func match(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string) 
 			return c, nil
 		}
 	}
+}
+
+// RunNow runs automatic reconciliation of level l in this process, without
+// the job queue, and returns the finished run (the benchmark uses it; the
+// API queues runs).
+func (s *Service) RunNow(ctx context.Context, l *Level) (*Run, error) {
+	var id int64
+	if err := s.pool.QueryRow(ctx, `insert into recon_run (level, created_by) values ($1, $2) returning id`,
+		l.N, engine.ActorFrom(ctx).Username).Scan(&id); err != nil {
+		return nil, fmt.Errorf("auto reconcile %s: %w", l.Slug, err)
+	}
+	if err := s.execute(ctx, id, l); err != nil {
+		s.pool.Exec(context.WithoutCancel(ctx), `update recon_run set status = 'failed', finished_on = now(), error = $2 where id = $1`, id, engine.MessageOf(err))
+		return nil, err
+	}
+	return s.GetRun(ctx, id)
 }

@@ -186,7 +186,8 @@ func nonNil(ids []int64) []int64 {
 // chainLinks reads the links among the chain's records: live matches,
 // unmatched pairs sharing their key, and settlements' payouts.
 func chainLinks(ctx context.Context, tx pgx.Tx, ids map[string][]int64) ([]ChainLink, error) {
-	rows, err := tx.Query(ctx, `
+	// In chain order: tickets, transactions, settlements, payouts, bank.
+	rows, err := tx.Query(ctx, `select * from (
 		select m.level, m.left_id, m.right_id, m.status, m.rule, m.amount_variance::text, m.date_lag_days, m.id, m.run_id, m.created_by, m.created_on
 		from recon_match m
 		where m.undone_on is null and (
@@ -206,8 +207,8 @@ func chainLinks(ctx context.Context, tx pgx.Tx, ids map[string][]int64) ([]Chain
 		union all
 		select 0, s.id, p.id, 'member', 'payout', null, null, null, null, null, null
 		from settlement s join payout p on p.payout_key = s.payout_id
-		where s.id = any ($3) and p.id = any ($4)
-		order by 1, 2, 3`,
+		where s.id = any ($3) and p.id = any ($4)) links
+		order by case level when 0 then 2.5 else level end, left_id, right_id`,
 		nonNil(ids["ticket"]), nonNil(ids["transaction"]), nonNil(ids["settlement"]), nonNil(ids["payout"]), nonNil(ids["bank"]))
 	if err != nil {
 		return nil, fmt.Errorf("chain links: %w", err)

@@ -99,6 +99,9 @@ func (s *Service) MatchByHand(ctx context.Context, l *Level, req MatchRequest) (
 	actor := engine.ActorFrom(ctx).Username
 	var out *Match
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := lockLevel(ctx, tx, l, 5*time.Second); err != nil {
+			return err
+		}
 		if l.N == 3 {
 			if err := refreshPayouts(ctx, tx); err != nil {
 				return err

@@ -105,7 +105,7 @@ const whySQL = `
 	ranked as (
 		select x.*, coalesce(abs(x.amount_diff), x.fx_pct * abs(x.l_amount) / 100, abs(x.l_amount - x.r_amount)) as rank_diff
 		from x
-		order by x.key_match desc, x.provider_match desc, rank_diff, x.lag, x.cand_id
+		order by x.key_match desc, x.provider_match desc, x.cand_match_id is not null, rank_diff, x.lag, x.cand_id
 		limit %d
 	)
 	select coalesce(json_agg(json_build_object(
@@ -128,7 +128,7 @@ const whySQL = `
 			case when fx_pct is not null and currency_tol is not null and fx_pct > currency_tol then 'currency' end,
 			case when cand_match_id is not null then 'matchedElsewhere' end,
 			case when undone then 'undoneByUser' end], null)
-	) order by key_match desc, provider_match desc, rank_diff, lag, cand_id), '[]')
+	) order by key_match desc, provider_match desc, cand_match_id is not null, rank_diff, lag, cand_id), '[]')
 	from ranked`
 
 // recordOf reads the explained record itself as JSON, per level and side.

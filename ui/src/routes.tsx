@@ -18,6 +18,7 @@ const RoleFormScreen = lazy(() => import('./screens/roles/RoleFormScreen'));
 const DataImportScreen = lazy(() => import('./screens/data-import/DataImportScreen'));
 const BankSettlementScreen = lazy(() => import('./screens/bank-settlement/BankSettlementScreen'));
 const MetadataScreen = lazy(() => import('./engine/MetadataScreen'));
+const TasksScreen = lazy(() => import('./screens/tasks/TasksScreen'));
 const RoutedMetadataScreen = lazy(() => import('./engine/MetadataScreen').then((m) => ({ default: m.RoutedMetadataScreen })));
 
 export interface DashboardRoute {
@@ -62,7 +63,7 @@ export const DASHBOARD_ROUTES: DashboardRoute[] = [
   { path: 'extraction-logs', screenId: SCREEN_IDS.extractionLogs, titleKey: 'screens.extractionLogs.title', element: <MetadataScreen route="extraction-logs" titleKey="screens.extractionLogs.title" /> },
   { path: 'bank-settlement', screenId: SCREEN_IDS.bankSettlement, titleKey: 'RECON.BANKSETTLEMENT', element: <BankSettlementScreen /> },
   { path: 'reports', screenId: SCREEN_IDS.reports, titleKey: 'screens.reports.title' },
-  { path: 'tasks', screenId: SCREEN_IDS.tasks, titleKey: 'screens.tasks.title' },
+  { path: 'tasks', screenId: SCREEN_IDS.tasks, titleKey: 'screens.tasks.title', element: <TasksScreen /> },
 ];
 
 export const appRoutes: RouteObject[] = [

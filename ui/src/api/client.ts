@@ -14,7 +14,7 @@ export class ApiError extends Error {
   readonly status: number;
   /** The form field a 400/409 answer blames (the envelope's `field`), so forms can mark it. */
   readonly field?: string;
-  /** The stable message code (e.g. recon.dateOrder) and its parameters, for a translated text. */
+  /** The stable message code of the answer (e.g. tasks.stale) and its parameters, to translate it. */
   code?: string;
   params?: Record<string, unknown>;
 
@@ -26,13 +26,15 @@ export class ApiError extends Error {
   }
 }
 
-/** The envelope's code and params onto the error (DESIGN.md section 4). */
-function withCode(error: ApiError, body: unknown): ApiError {
-  if (isEnvelope(body)) {
-    if (typeof body.code === 'string' && body.code !== '') error.code = body.code;
-    if (body.params && typeof body.params === 'object') error.params = body.params;
+/** An ApiError carrying the envelope's message code and parameters, when it has them. */
+function envelopeError(parsed: unknown, status: number): ApiError {
+  const field = isEnvelope(parsed) && typeof parsed.field === 'string' ? parsed.field : undefined;
+  const err = new ApiError(errorMessage(parsed), status, field);
+  if (isEnvelope(parsed)) {
+    if (typeof parsed.code === 'string') err.code = parsed.code;
+    if (parsed.params && typeof parsed.params === 'object') err.params = parsed.params;
   }
-  return error;
+  return err;
 }
 
 interface Envelope<T> {
@@ -114,9 +116,7 @@ async function send(method: string, path: string, body: unknown): Promise<Respon
     throw new ApiError(errorMessage(parsed), 401);
   }
   if (!response.ok) {
-    const parsed = await readBody(response);
-    const field = isEnvelope(parsed) && typeof parsed.field === 'string' ? parsed.field : undefined;
-    throw withCode(new ApiError(errorMessage(parsed), response.status, field), parsed);
+    throw envelopeError(await readBody(response), response.status);
   }
   return response;
 }
@@ -127,8 +127,7 @@ export async function apiRequest<T>(method: string, path: string, body?: unknown
     const response = await send(method, path, body);
     const parsed = await readBody(response);
     if (isEnvelope(parsed) && !parsed.succeeded) {
-      const field = typeof parsed.field === 'string' ? parsed.field : undefined;
-      throw withCode(new ApiError(errorMessage(parsed), response.status, field), parsed);
+      throw envelopeError(parsed, response.status);
     }
     // Tolerate a bare body (e.g. 204 No Content) as well as the envelope.
     return (isEnvelope(parsed) ? parsed.data : parsed) as T;
@@ -141,10 +140,10 @@ export async function apiRequest<T>(method: string, path: string, body?: unknown
  * A file from the API (exports): the same token and error handling as every call, with the
  * body as a blob and the file name from Content-Disposition.
  */
-export async function apiDownload(path: string, body: unknown): Promise<{ blob: Blob; disposition: string | null }> {
+export async function apiDownload(path: string, body: unknown, method = 'POST'): Promise<{ blob: Blob; disposition: string | null }> {
   requestStarted();
   try {
-    const response = await send('POST', path, body);
+    const response = await send(method, path, body);
     return { blob: await response.blob(), disposition: response.headers.get('Content-Disposition') };
   } finally {
     requestFinished();

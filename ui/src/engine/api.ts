@@ -85,6 +85,12 @@ export function dispositionFileName(header: string | null): string | null {
 export async function downloadExport(request: ExportRequest, fallbackName: string): Promise<string> {
   const { blob, disposition } = await apiDownload('/grid/export', request);
   const name = dispositionFileName(disposition) ?? fallbackName;
+  saveBlob(blob, name);
+  return name;
+}
+
+/** Saves a downloaded file under name through an object URL. */
+export function saveBlob(blob: Blob, name: string): void {
   const href = URL.createObjectURL(blob);
   const link = document.createElement('a');
   link.href = href;
@@ -95,5 +101,4 @@ export async function downloadExport(request: ExportRequest, fallbackName: strin
   link.remove();
   // Revoke later: revoking at once can cancel the download in some browsers.
   setTimeout(() => URL.revokeObjectURL(href), 30_000);
-  return name;
 }

@@ -1,0 +1,332 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v3"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"ledgerdesk/engine"
+	"ledgerdesk/screens/identity"
+	"ledgerdesk/screens/mail"
+	"ledgerdesk/screens/recon"
+	"ledgerdesk/server"
+)
+
+// ReconcileDatabase holds the reconciliation benchmark's generated data,
+// apart from the grid benchmark's bank rows.
+const ReconcileDatabase = "ledgerdesk_bench_recon"
+
+// ReconcileOptions size the reconciliation benchmark.
+type ReconcileOptions struct {
+	Rows       int // tickets (1,000,000 for the DESIGN.md target); transactions and settlements follow
+	Iterations int // report requests per client
+	Clients    int // concurrent clients of the second report round
+	Database   string // default ReconcileDatabase
+}
+
+// seedRecon generates rows tickets with the demo generator's mix (3 % with
+// no transaction, 3 % refunds, 5 % a few cents off, 2 % several units off,
+// 10 % a day or two late, 2 % five days late), their transactions, the
+// settlements of 98 % of those paid out per provider, currency and day, and
+// a bank booking for 97 % of the payouts - in date order, like files
+// arriving day by day. Kept between runs.
+func seedRecon(ctx context.Context, pool *pgxpool.Pool, rows int, out io.Writer) error {
+	var have int
+	pool.QueryRow(ctx, `select count(*) from ticket`).Scan(&have)
+	if have == rows {
+		return nil
+	}
+	fmt.Fprintf(out, "generating %d tickets with their transactions, settlements and bookings (once; kept for later runs) ...\n", rows)
+	start := time.Now()
+	steps := []string{
+		`truncate recon_match, recon_run, payout, ticket, card_transaction, settlement, bank_booking, config_setting, currency_exchange_rate, task cascade`,
+		`insert into config_setting (provider_name, transaction_type, provider_actor, currency_threshold, date_threshold, amount_threshold)
+			select p, l, p, case when l = 2 then 1.00 else 0 end, 2, 1.00 from unnest(array['Nuvei', 'Amex', 'USARC']) p, generate_series(1, 3) l`,
+		`insert into currency_exchange_rate (exchange_rate_on, code, currency, usd)
+			select date '2024-12-01' + d, c.code, c.code, round((c.usd * (1 + 0.01 * sin(d / 7.0)))::numeric, 8)
+			from generate_series(0, 420) d, (values ('EUR', 1.0512), ('SEK', 0.0914), ('NOK', 0.0896), ('DKK', 0.1409), ('GBP', 1.2602)) c(code, usd)`,
+		`create temp table gen as
+			select i, abs(hashint8(i)) as h, date '2025-01-01' + (i::bigint * 365 / $1)::int as day,
+			       (array['USD', 'EUR', 'SEK', 'NOK', 'DKK', 'GBP'])[1 + abs(hashint8(i * 7)) % 6] as currency,
+			       (array['Nuvei', 'Amex', 'USARC'])[1 + abs(hashint8(i * 13)) % 3] as provider
+			from generate_series(1, $1) i`,
+		`insert into ticket (ticket_number, trans_date, payment_type, country_code, currency, transaction_code, sale_amount, natural_key, import_file_id)
+			select lpad((1250000000000 + i)::text, 13, '0'), day, 'CC', left(currency, 2), currency,
+			       case when h % 100 < 3 then 'RFND' else 'TKTT' end,
+			       case when h % 100 < 3 then -1 else 1 end * (50 + (h / 100) % 245000 / 100.0), 'b' || i, 1
+			from gen order by i`,
+		`insert into card_transaction (client_unique_id, processing_date, provider_actor, acquiring_bank, payment_method, currency,
+				transaction_amount, transaction_type, natural_key, import_file_id)
+			select lpad((1250000000000 + i)::text, 13, '0'),
+			       day + case when (h / 1000) % 100 < 10 then 1 + (h / 7) % 2 when (h / 1000) % 100 < 12 then 5 else 0 end,
+			       provider, provider || ' Acquiring', case when h % 2 = 0 then 'Visa' else 'Mastercard' end, currency,
+			       case when h % 100 < 3 then -1 else 1 end * (50 + (h / 100) % 245000 / 100.0)
+			         + case when (h / 100000) % 100 < 5 then (1 + (h / 11) % 50) / 100.0 when (h / 100000) % 100 < 7 then 5 + (h / 13) % 15 else 0 end,
+			       'Sale', 'b' || i, 1
+			from gen where (h / 10) % 100 >= 3 order by i`,
+		`insert into settlement (payout_id, client_unique_id, settlement_date, provider_actor, acquirer_bank, settlement_currency, gross_amount, fees,
+				settlement_net, natural_key, import_file_id)
+			select 'PO-' || x.provider_actor || '-' || to_char(x.processing_date + 2, 'YYYYMMDD') || '-' || x.currency, x.client_unique_id,
+			       x.processing_date + 2, x.provider_actor, x.acquiring_bank, x.currency, x.transaction_amount,
+			       round(abs(x.transaction_amount) * 0.025, 2), x.transaction_amount - round(abs(x.transaction_amount) * 0.025, 2), x.natural_key, 1
+			from card_transaction x where abs(hashint8(x.id * 17)) % 100 >= 2 order by x.processing_date, x.id`,
+		`insert into bank_booking (bank_account, booked_date, amount_local, currency, text, provider, reco_amount_in_local_currency, status, in_or_out)
+			select 'ACC-' || p.currency, p.day + 1, p.total, p.currency, 'PAYOUT ' || p.payout_id, p.provider, p.total, 'Processed',
+			       case when p.total >= 0 then 'IN' else 'OUT' end
+			from (select payout_id, min(provider_actor) as provider, min(settlement_currency) as currency, max(settlement_date) as day,
+			             sum(settlement_net) as total
+			      from settlement group by payout_id) p
+			where abs(hashtext(p.payout_id)) % 100 >= 3 order by p.day, p.payout_id`,
+		`drop table gen`,
+		`vacuum analyze`,
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	for _, s := range steps {
+		var args []any
+		if bytes.Contains([]byte(s), []byte("$1")) {
+			args = []any{rows}
+		}
+		if _, err := conn.Exec(ctx, s, args...); err != nil {
+			return fmt.Errorf("generate: %w", err)
+		}
+	}
+	fmt.Fprintf(out, "generated in %s\n", time.Since(start).Round(time.Second))
+	return nil
+}
+
+// floorSQL is one bare hash join of each level's two sides on its key.
+var floorSQL = map[int]string{
+	1: `select count(*) from ticket t join card_transaction x on x.client_unique_id = t.ticket_number`,
+	2: `select count(*) from card_transaction x join settlement s on s.client_unique_id = x.client_unique_id and s.provider_actor = x.provider_actor`,
+	3: `select count(*) from (select payout_id, sum(settlement_net) as total from settlement group by payout_id) p
+		join bank_booking b on b.text = 'PAYOUT ' || p.payout_id`,
+}
+
+// Reconcile measures automatic reconciliation of each level against a bare
+// hash join of its two sides, and a report page of one month through the
+// API against the same SQL alone (DESIGN.md section 7).
+func Reconcile(ctx context.Context, dbURL string, o ReconcileOptions, out io.Writer, md *engine.Metadata) error {
+	if o.Database == "" {
+		o.Database = ReconcileDatabase
+	}
+	pool, _, err := OpenNamed(ctx, dbURL, o.Database, out)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := engine.Validate(ctx, pool, md); err != nil {
+		return err
+	}
+	if err := seedRecon(ctx, pool, o.Rows, out); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	svc := recon.NewService(pool, log)
+	actor := engine.WithActor(ctx, &engine.Actor{Username: "bench", Screens: map[int]bool{13: true}})
+
+	fmt.Fprintf(out, "\nautomatic reconciliation, %d tickets\n\n", o.Rows)
+	var rows [][]string
+	for _, l := range recon.Levels {
+		if _, err := pool.Exec(ctx, `delete from recon_match where level = $1`, l.N); err != nil {
+			return err
+		}
+		if _, err := pool.Exec(ctx, `delete from recon_run where level = $1`, l.N); err != nil {
+			return err
+		}
+		var left, right int
+		pool.QueryRow(ctx, map[int]string{1: `select (select count(*) from ticket), (select count(*) from card_transaction)`,
+			2: `select (select count(*) from card_transaction), (select count(*) from settlement)`,
+			3: `select (select count(distinct payout_id) from settlement), (select count(*) from bank_booking)`}[l.N]).Scan(&left, &right)
+		start := time.Now()
+		run, err := svc.RunNow(actor, l)
+		if err != nil {
+			return fmt.Errorf("%s: %w", l.Slug, err)
+		}
+		took := time.Since(start)
+		floor, err := hashJoin(ctx, pool, floorSQL[l.N])
+		if err != nil {
+			return fmt.Errorf("%s floor: %w", l.Slug, err)
+		}
+		rows = append(rows, []string{l.Name, fmt.Sprintf("%d x %d", left, right), fmt.Sprintf("%d / %d / %d", run.Matched, run.Partial, run.LeftUnmatched),
+			seconds(took), seconds(floor), ratio(took, floor)})
+	}
+	table(out, []string{"level", "left x right", "matched / partial / unmatched", "auto", "hash join", "ratio"}, rows)
+	fmt.Fprintln(out, "\ntargets (DESIGN.md 7): under 15 s per level with the matches written; at most 5x one bare hash join of the two sides.")
+
+	return reportPages(ctx, pool, md, svc, o, out)
+}
+
+// hashJoin times a join with hash joins only, on one connection.
+func hashJoin(ctx context.Context, pool *pgxpool.Pool, sql string) (time.Duration, error) {
+	var took time.Duration
+	err := pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `select set_config('enable_mergejoin', 'off', true), set_config('enable_nestloop', 'off', true),
+			set_config('work_mem', '256MB', true)`); err != nil {
+			return err
+		}
+		start := time.Now()
+		var n int64
+		err := tx.QueryRow(ctx, sql).Scan(&n)
+		took = time.Since(start)
+		return err
+	})
+	return took, err
+}
+
+func seconds(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+
+// reportPages measures a report page of 100 rows with its total for one
+// month, per level, through the HTTP API and as the same SQL alone, with
+// one client and with o.Clients.
+func reportPages(ctx context.Context, pool *pgxpool.Pool, md *engine.Metadata, svc *recon.Service, o ReconcileOptions, out io.Writer) error {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	secret, err := identity.LoadSecret(ctx, pool, "")
+	if err != nil {
+		return err
+	}
+	sender := &mail.Sender{Email: &mail.Outbox{Pool: pool, Log: log}, Mobile: &mail.Outbox{Pool: pool, Log: log}, Log: log}
+	ident := identity.New(identity.Options{Pool: pool, Secret: secret, Mail: sender, Log: log})
+	const password = "Bench#Admin2026"
+	if _, err := ident.EnsureAdmin(ctx, password); err != nil {
+		return err
+	}
+	pool.Exec(ctx, `update app_user set password_hash = $1 where username = 'admin'`, mustHash(password))
+	pool.Exec(ctx, `delete from login_attempt`)
+	eng := engine.New(engine.Options{Pool: pool, Metadata: md, Log: log})
+	cfg, _ := server.LoadConfig(func(string) string { return "" })
+	app := server.New(server.Deps{Config: cfg, Pool: pool, Log: log, Identity: ident, Engine: eng, Recon: svc})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	go app.Listener(ln, fiber.ListenConfig{DisableStartupMessage: true})
+	defer app.Shutdown()
+	login, err := ident.Login(ctx, "admin", password, identity.Client{IP: "bench"})
+	if err != nil {
+		return err
+	}
+	base, client := "http://"+ln.Addr().String(), &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	actor := engine.WithActor(ctx, &engine.Actor{Username: "bench", Screens: map[int]bool{13: true}})
+
+	const month = `"fromDate":"2025-06-01","toDate":"2025-06-30"`
+	cases := []struct{ name, path, view string }{
+		{"tickets vs transactions", "ticket-transaction", "VW_ReconTicketTransaction"},
+		{"transactions vs settlements", "transaction-settlement", "VW_ReconTransactionSettlement"},
+		{"settlements vs bank", "settlement-bank", "VW_ReconSettlementBank"},
+	}
+	fmt.Fprintf(out, "\nreport page of 100 rows with its total, June 2025, %d requests per client\n\n", o.Iterations)
+	var rows [][]string
+	for _, c := range cases {
+		body := `{` + month + `,"PageSize":100}`
+		api := func() (time.Duration, error) {
+			start := time.Now()
+			req, _ := http.NewRequestWithContext(ctx, "POST", base+"/api/recon/"+c.path+"/report", bytes.NewBufferString(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+login.Token)
+			res, err := client.Do(req)
+			if err != nil {
+				return 0, err
+			}
+			answer, err := io.ReadAll(res.Body)
+			res.Body.Close()
+			if err == nil && !bytes.HasPrefix(answer, []byte(`{"succeeded":true`)) {
+				err = fmt.Errorf("report: %.200s", answer)
+			}
+			return time.Since(start), err
+		}
+		var params map[string]any
+		json.Unmarshal([]byte(`{`+month+`}`), &params)
+		g, err := eng.SQL(actor, engine.GridRequest{ViewName: c.view, PageSize: 100, Params: params})
+		if err != nil {
+			return err
+		}
+		sqlAlone := func() (time.Duration, error) {
+			start := time.Now()
+			err := pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+				if _, err := tx.Exec(ctx, engine.LimitSQL, "10000"); err != nil {
+					return err
+				}
+				rows, err := tx.Query(ctx, g.Page, g.PageArgs...)
+				if err != nil {
+					return err
+				}
+				n := 0
+				for rows.Next() {
+					n++
+				}
+				rows.Close()
+				if n < 100 {
+					return rows.Err()
+				}
+				var count int64
+				return tx.QueryRow(ctx, g.Count, g.CountArgs...).Scan(&count)
+			})
+			return time.Since(start), err
+		}
+		run := func(clients int, fn func() (time.Duration, error)) ([]time.Duration, error) {
+			var mu sync.Mutex
+			var all []time.Duration
+			var firstErr error
+			var wg sync.WaitGroup
+			for i := 0; i < clients; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for j := 0; j < o.Iterations; j++ {
+						d, err := fn()
+						mu.Lock()
+						all = append(all, d)
+						if err != nil && firstErr == nil {
+							firstErr = err
+						}
+						mu.Unlock()
+					}
+				}()
+			}
+			wg.Wait()
+			return all, firstErr
+		}
+		for i := 0; i < 3; i++ { // warm the caches
+			if _, err := api(); err != nil {
+				return fmt.Errorf("%s: %w", c.name, err)
+			}
+			sqlAlone()
+		}
+		a1, err := run(1, api)
+		if err != nil {
+			return err
+		}
+		s1, err := run(1, sqlAlone)
+		if err != nil {
+			return err
+		}
+		a8, err := run(o.Clients, api)
+		if err != nil {
+			return err
+		}
+		s8, err := run(o.Clients, sqlAlone)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, []string{c.name, ms(percentile(a1, 95)), ms(percentile(s1, 95)), ms(percentile(a8, 95)), ms(percentile(s8, 95)),
+			ratio(percentile(a8, 95), percentile(s8, 95))})
+	}
+	table(out, []string{"report", "API p95 (1)", "SQL p95 (1)", fmt.Sprintf("API p95 (%d)", o.Clients), fmt.Sprintf("SQL p95 (%d)", o.Clients), "API/SQL p95"}, rows)
+	fmt.Fprintln(out, "\ntargets (DESIGN.md 7): p95 under 300 ms with 8 clients; the API at most 1.5x the SQL alone.")
+	return nil
+}

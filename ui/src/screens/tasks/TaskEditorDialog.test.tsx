@@ -1,0 +1,85 @@
+import { describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { ToastProvider } from '../../shell/toast';
+import { created, fail, mockApi, ok } from '../../test/apiMock';
+import { TaskEditorDialog, type TaskEditorDialogProps } from './TaskEditorDialog';
+
+const users = [{ id: 2, userId: 2, username: 'tasker', firstName: 'Tia', lastName: 'Sker' }];
+const task = {
+  id: 7, taskName: 'Review', assignedToId: null, assignedToName: null, isStatus: 1, statusLabel: 'New', remarks: null, priority: null,
+  createdBy: 'admin', createdOn: '2026-11-24T10:00:00Z', updatedOn: '2026-11-24T10:00:00.123456Z', totalAmount: '150.00', balance: '20.005',
+  ticketIds: [1, 2], transactionIds: [3],
+};
+const relations = {
+  tickets: [{ ticketId: 1, ticketNumber: '1234567890100', transDate: '2026-11-02', paymentType: 'CC', countryCode: 'SE', localFareCurrency: 'SEK', transactionCode: 'T', totalFareIncludesFee: '150.00' }],
+  transactions: [{ transactionId: 3, clientUniqueId: '1234567890100', date: '2026-11-03', acquiringBank: 'A', paymentMethod: 'Visa', currency: 'SEK', transactionType: 'Sale', amount: '129.995', isManualAdjust: false, remarks: '', createdBy: 'x' }],
+  ticketCount: 1, transactionCount: 1, ticketTotal: '150.00', transactionTotal: '129.995', balance: '20.005',
+};
+
+function renderEditor(props: Partial<TaskEditorDialogProps>) {
+  const onSaved = vi.fn();
+  const onClose = vi.fn();
+  render(
+    <ToastProvider>
+      <TaskEditorDialog mode="create" onClose={onClose} onSaved={onSaved} {...props} />
+    </ToastProvider>,
+  );
+  return { onSaved, onClose };
+}
+
+describe('TaskEditorDialog', () => {
+  it('creates a task with the pre-filled name and links and shows the success view', async () => {
+    const api = mockApi({ 'GET /api/Users/list': ok(users), 'POST /api/TaskTT/with-items': created({ ...task, id: 12 }) });
+    const { onSaved } = renderEditor({ initial: { taskName: 'Reconciliation Review (1T / 1X)', remarks: 'Linked automatically', ticketIds: [1], transactionIds: [3] } });
+    expect((screen.getByTestId('task-name') as HTMLInputElement).value).toBe('Reconciliation Review (1T / 1X)');
+    expect((screen.getByTestId('task-ticket-ids') as HTMLInputElement).value).toBe('1');
+    fireEvent.click(screen.getByTestId('task-save'));
+    await screen.findByTestId('task-created');
+    expect(onSaved).toHaveBeenCalled();
+    expect(api.callsTo('POST', '/api/TaskTT/with-items')[0]!.body).toMatchObject({ taskName: 'Reconciliation Review (1T / 1X)', isStatus: 1, ticketIds: [1], transactionIds: [3] });
+    expect(screen.getByText('Task 12 was created.')).toBeTruthy();
+  });
+
+  it('refuses ids that are not digits before calling, and keeps the dialog open with the input on a server error', async () => {
+    const api = mockApi({ 'GET /api/Users/list': ok(users), 'POST /api/TaskTT/with-items': fail(400, 'ticketIds: no record with id 99.', 'ticketIds') });
+    const { onSaved, onClose } = renderEditor({ initial: { taskName: 'X' } });
+    fireEvent.change(screen.getByTestId('task-ticket-ids'), { target: { value: '1, 2a' } });
+    fireEvent.click(screen.getByTestId('task-save'));
+    await screen.findByTestId('task-error-ticketIds');
+    expect(api.callsTo('POST', '/api/TaskTT/with-items')).toHaveLength(0);
+    fireEvent.change(screen.getByTestId('task-ticket-ids'), { target: { value: '99' } });
+    fireEvent.click(screen.getByTestId('task-save'));
+    await waitFor(() => expect(screen.getByTestId('task-error-ticketIds').textContent).toContain('no record with id 99'));
+    expect((screen.getByTestId('task-ticket-ids') as HTMLInputElement).value).toBe('99');
+    expect(onSaved).not.toHaveBeenCalled();
+    expect(onClose).not.toHaveBeenCalled();
+  });
+
+  it("shows 'Failed to load users' with a retry link", async () => {
+    mockApi({ 'GET /api/Users/list': [fail(500, 'down'), ok(users)] });
+    renderEditor({});
+    fireEvent.click(await screen.findByTestId('users-retry'));
+    await waitFor(() => expect(screen.queryByTestId('users-failed')).toBeNull());
+  });
+
+  it('edit: the balance, and the adjustment defaults to it rounded to 2 decimals, today, the only ticket and its currency', async () => {
+    mockApi({
+      'GET /api/Users/list': ok(users),
+      'GET /api/TaskTT/7': ok(task),
+      'GET /api/TaskTT/7/relations': ok(relations),
+      'GET /api/TaskTT/7/history': ok([]),
+    });
+    renderEditor({ mode: 'edit', taskId: 7 });
+    await waitFor(() => expect(screen.getByTestId('task-balance').textContent).toBe('20.01'));
+    expect(screen.getByText('Edit Task 7')).toBeTruthy();
+    fireEvent.click(screen.getByTestId('task-manual-adjust'));
+    const amount = (await screen.findByTestId('adjust-amount')) as HTMLInputElement;
+    expect(amount.value).toBe('20.01');
+    expect(amount.getAttribute('step')).toBe('0.01');
+    const d = new Date();
+    const today = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+    expect((screen.getByTestId('adjust-date') as HTMLInputElement).value).toBe(today);
+    expect((screen.getByTestId('adjust-currency') as HTMLInputElement).readOnly).toBe(true);
+    expect((screen.getByTestId('adjust-currency') as HTMLInputElement).value).toBe('SEK');
+  });
+});

@@ -1,0 +1,138 @@
+/** The TaskTT calls of spec 03 section 7.2 and the user's stored grid preferences. */
+import { api, apiDownload, apiRequest } from '../../api/client';
+import { dispositionFileName, saveBlob } from '../../engine/api';
+
+export interface Task {
+  id: number;
+  taskName: string;
+  assignedToId: number | null;
+  assignedToName: string | null;
+  isStatus: number;
+  statusLabel: string;
+  remarks: string | null;
+  priority: number | null;
+  createdBy: string;
+  createdOn: string;
+  updatedBy?: string;
+  updatedOn: string;
+  totalAmount: string;
+  balance: string;
+  ticketCount?: number;
+  transactionCount?: number;
+  ticketIds?: number[];
+  transactionIds?: number[];
+}
+
+export interface TaskTicket {
+  ticketId: number;
+  ticketNumber: string;
+  transDate: string;
+  paymentType: string;
+  countryCode: string;
+  localFareCurrency: string;
+  transactionCode: string;
+  totalFareIncludesFee: string;
+}
+
+export interface TaskTransaction {
+  transactionId: number;
+  clientUniqueId: string;
+  date: string;
+  acquiringBank: string;
+  paymentMethod: string;
+  currency: string;
+  transactionType: string;
+  amount: string;
+  isManualAdjust: boolean;
+  remarks: string;
+  createdBy: string;
+}
+
+export interface Relations {
+  tickets: TaskTicket[];
+  transactions: TaskTransaction[];
+  ticketCount: number;
+  transactionCount: number;
+  ticketTotal: string;
+  transactionTotal: string;
+  balance: string;
+}
+
+export interface TaskInput {
+  taskName: string;
+  assignedToId: number | null;
+  isStatus: number;
+  remarks: string;
+  priority?: number | null;
+  ticketIds?: number[];
+  transactionIds?: number[];
+  updatedOn?: string;
+}
+
+export interface AdjustmentInput {
+  ticketNumber: string;
+  ticketId: number;
+  amount: string;
+  date: string;
+  currency: string;
+  remarks: string;
+}
+
+export interface HistoryEntry {
+  at: string;
+  actor: string;
+  action: string;
+  before: unknown;
+  after: unknown;
+}
+
+/** A user of the assignee dropdown (spec 03 section 3.5: id, userId or UserId; a display name). */
+export interface UserOption {
+  id?: number;
+  userId?: number;
+  UserId?: number;
+  username?: string;
+  userName?: string;
+  firstName?: string;
+  lastName?: string;
+}
+
+export function userId(u: UserOption): number | null {
+  return u.userId ?? u.id ?? u.UserId ?? null;
+}
+
+/** userName, username, or first name plus last name; 'User' when it has none. */
+export function userName(u: UserOption): string {
+  const full = [u.firstName, u.lastName].filter(Boolean).join(' ').trim();
+  return full || u.userName || u.username || 'User';
+}
+
+export interface Page {
+  data: Task[];
+  total: number;
+}
+
+export const tasksApi = {
+  paged: (query: URLSearchParams) => apiRequest<Page>('GET', `/TaskTT/paged?${query.toString()}`, undefined, { quiet: true }),
+  get: (id: number) => api.get<Task>(`/TaskTT/${id}`),
+  create: (input: TaskInput) => api.post<Task>('/TaskTT/with-items', input),
+  update: (id: number, input: TaskInput) => api.put<Task>(`/TaskTT/${id}`, input),
+  patchField: (id: number, field: 'TaskName' | 'Remarks', value: string, version: string) =>
+    apiRequest<Task>('PATCH', `/TaskTT/${id}/field?field=${field}&version=${encodeURIComponent(version)}`, value, { quiet: true }),
+  relations: (id: number) => apiRequest<Relations>('GET', `/TaskTT/${id}/relations`, undefined, { quiet: true }),
+  history: (id: number) => apiRequest<HistoryEntry[]>('GET', `/TaskTT/${id}/history`, undefined, { quiet: true }),
+  addAdjustment: (id: number, input: AdjustmentInput) => api.post<TaskTransaction>(`/TaskTT/${id}/manual-adjust`, input),
+  deleteAdjustment: (id: number, transactionId: number) => api.delete<void>(`/TaskTT/${id}/manual-adjust/${transactionId}`),
+  users: () => api.getQuiet<UserOption[]>('/Users/list'),
+  prefs: (key: string) => api.getQuiet<unknown>(`/preferences/${key}`),
+  savePrefs: (key: string, value: unknown) => apiRequest<void>('PUT', `/preferences/${key}`, value, { quiet: true }),
+};
+
+/** Downloads the export (CSV or Excel) with the list's sort and filters and the shown columns. */
+export async function exportTasks(query: URLSearchParams, format: 'csv' | 'excel'): Promise<string> {
+  query.set('format', format);
+  const { blob, disposition } = await apiDownload(`/TaskTT/export?${query.toString()}`, undefined, 'GET');
+  const name = dispositionFileName(disposition) ?? `Tasks.${format === 'csv' ? 'csv' : 'xlsx'}`;
+  saveBlob(blob, name);
+  return name;
+}
