@@ -7,7 +7,7 @@ import en from '../../i18n/en.json';
 import { LEVELS } from './recon';
 import { ManualReconcileDialog } from './ManualReconcileDialog';
 import { UndoMatchDialog } from './UndoMatchDialog';
-import { CreateTaskFromDetails, userOptions } from './CreateTaskFromDetails';
+import { CreateTaskFromDetails } from './CreateTaskFromDetails';
 
 const wrap = (node: ReactNode) => render(<ToastProvider>{node}</ToastProvider>);
 const filters = { fromDate: '2026-11-01', toDate: '2026-11-24', currency: [], provider: [], clientUniqueId: '' };
@@ -122,50 +122,35 @@ describe('UndoMatchDialog', () => {
 
 describe('CreateTaskFromDetails', () => {
   const links = { ticketIds: [1, 2], transactionIds: [3], context: 'USD · 01-11-2026 · CC · US' };
+  const remarks = 'Created from the reconciliation details (USD · 01-11-2026 · CC · US): 2 tickets and 1 transactions were linked automatically.';
 
-  it('is pre-filled from the details; a missing tasks API shows the error and keeps the form', async () => {
+  it('opens the shared task editor pre-filled from the details; a refusal keeps the form, then the task is created with its links', async () => {
     const api = mockApi({
-      'GET /api/Users/list': ok([{ userId: 4, userName: 'bo' }, { id: 5, firstName: 'Eva', lastName: 'Lind' }]),
-      'POST /api/TaskTT/with-items': [fail(404, 'Not Found'), created({ id: 12, taskName: 'x' })],
+      'GET /api/Users/list': ok([{ userId: 4, userName: 'bo' }]),
+      'POST /api/TaskTT/with-items': [fail(404, 'Not Found'), created({ id: 12, taskName: 'Reconciliation Review (2T / 1X)' })],
     });
     wrap(<CreateTaskFromDetails links={links} onClose={() => {}} />);
     expect((screen.getByTestId('task-name') as HTMLInputElement).value).toBe('Reconciliation Review (2T / 1X)');
-    expect((screen.getByTestId('task-remarks') as HTMLTextAreaElement).value).toBe(
-      'Created from the reconciliation details (USD · 01-11-2026 · CC · US): 2 tickets and 1 transactions were linked automatically.',
-    );
+    expect((screen.getByTestId('task-remarks') as HTMLTextAreaElement).value).toBe(remarks);
     await waitFor(() => expect(api.callsTo('GET', '/api/Users/list')).toHaveLength(1));
-    fireEvent.click(screen.getByTestId('task-create'));
-    expect((await screen.findByTestId('task-failure')).textContent).toContain('Not Found');
-    expect(screen.getByTestId('task-name')).toBeTruthy();
-    expect(api.callsTo('POST', '/api/TaskTT/with-items')[0]!.body).toEqual({
+    fireEvent.click(screen.getByTestId('task-save'));
+    await waitFor(() => expect(api.callsTo('POST', '/api/TaskTT/with-items')).toHaveLength(1));
+    expect(api.callsTo('POST', '/api/TaskTT/with-items')[0]!.body).toMatchObject({
       taskName: 'Reconciliation Review (2T / 1X)',
-      assignedToId: null,
       isStatus: 1,
-      remarks: 'Created from the reconciliation details (USD · 01-11-2026 · CC · US): 2 tickets and 1 transactions were linked automatically.',
+      remarks,
       ticketIds: [1, 2],
       transactionIds: [3],
     });
-    fireEvent.click(screen.getByTestId('task-create'));
-    expect((await screen.findByTestId('task-success')).textContent).toContain('Task 12 was created with its links.');
-    await screen.findByText(en.recon.task.created);
+    expect((await screen.findAllByText('Not Found')).length).toBeGreaterThan(0);
+    expect(screen.getByTestId('task-name')).toBeTruthy();
+    fireEvent.click(screen.getByTestId('task-save'));
+    await screen.findByTestId('task-created');
   });
 
-  it('a task name is required; the user list failure offers a retry', async () => {
-    const api = mockApi({ 'GET /api/Users/list': [fail(500, 'boom'), ok([{ userId: 4, userName: 'bo' }])] });
-    wrap(<CreateTaskFromDetails links={links} onClose={() => {}} />);
-    expect((await screen.findAllByText(en.recon.task.usersFailed)).length).toBeGreaterThan(0);
-    fireEvent.click(screen.getByTestId('task-users-retry'));
-    await waitFor(() => expect(api.callsTo('GET', '/api/Users/list')).toHaveLength(2));
-    fireEvent.change(screen.getByTestId('task-name'), { target: { value: '  ' } });
-    expect((screen.getByTestId('task-create') as HTMLButtonElement).disabled).toBe(true);
-  });
-
-  it('reads users in every shape the spec lists', () => {
-    expect(userOptions([{ id: 1, userName: 'a' }, { userId: 2, username: 'b' }, { UserId: 3, firstName: 'C', lastName: 'D' }, { UserId: 4 }, { name: 'no id' }])).toEqual([
-      { value: 1, label: 'a' },
-      { value: 2, label: 'b' },
-      { value: 3, label: 'C D' },
-      { value: 4, label: 'User' },
-    ]);
+  it('renders nothing without links', () => {
+    mockApi({});
+    wrap(<CreateTaskFromDetails links={null} onClose={() => {}} />);
+    expect(screen.queryByTestId('task-editor-dialog')).toBeNull();
   });
 });
