@@ -30,7 +30,7 @@ import {
   type TabIndex,
 } from './filters';
 import { FilterPanel } from './FilterPanel';
-import { filterBody, LEVELS, TICKET_LOOKUP_VIEW, type ChainRef, type LevelDef, type LevelSlug } from './recon';
+import { errorText, filterBody, LEVELS, reconApi, TICKET_LOOKUP_VIEW, type ChainRef, type LevelDef, type LevelSlug } from './recon';
 import { useAutoReconcile } from './useAutoReconcile';
 import { ManualReconcileDialog } from './ManualReconcileDialog';
 import { DetailsDialog } from './DetailsDialog';
@@ -102,6 +102,18 @@ export default function BankSettlementScreen() {
   };
 
   const openChainOf = useCallback((kind: ChainRef['kind'], id: number) => setChain({ kind, id }), []);
+  // A payout without a booking: its chain starts from one of its settlements (the report row
+  // carries the payout's key, not its id).
+  const openPayoutChain = async (payoutId: string) => {
+    try {
+      const records = await reconApi.details('settlement-bank', { PayoutID: payoutId });
+      const first = records.item1[0];
+      if (first?.id != null) openChainOf('settlement', Number(first.id));
+      else toast.info(t('recon.menu.nothing'));
+    } catch (err) {
+      toast.error(errorText(err, t, 'recon.toasts.loadFailed'));
+    }
+  };
   const afterUndo = useCallback(() => {
     reloadAll();
     setUndone((n) => n + 1);
@@ -113,6 +125,7 @@ export default function BankSettlementScreen() {
     if (!lookup && level.tab < 2) items.push({ label: t('recon.menu.details'), icon: 'pi pi-list', run: () => setDetails({ level, row }) });
     if (lookup && row.id != null) items.push({ label: t('recon.chain.open'), icon: 'pi pi-sitemap', run: () => openChainOf('ticket', Number(row.id)) });
     if (level.tab === 2 && row.BankId != null) items.push({ label: t('recon.chain.open'), icon: 'pi pi-sitemap', run: () => openChainOf('bank', Number(row.BankId)) });
+    else if (level.tab === 2 && row.PayoutID != null) items.push({ label: t('recon.chain.open'), icon: 'pi pi-sitemap', run: () => void openPayoutChain(String(row.PayoutID)) });
     if (row.MatchId != null) {
       const what = lookup ? `${t('recon.kinds.ticket')} ${String(row.TicketNumber)}` : `${t('recon.kinds.payout')} ${String(row.PayoutID)}`;
       items.push({ label: t('recon.undo.title'), icon: 'pi pi-undo', run: () => setUndo({ slug: level.slug, matchId: Number(row.MatchId), what }) });
