@@ -18,6 +18,18 @@ function Probe({ onFinished }: { onFinished(slug: LevelSlug): void }) {
   );
 }
 
+/** Renders the hook and presses run; returns the onFinished spy. */
+function startRun() {
+  const onFinished = vi.fn();
+  render(
+    <ToastProvider>
+      <Probe onFinished={onFinished} />
+    </ToastProvider>,
+  );
+  act(() => screen.getByText('run').click());
+  return onFinished;
+}
+
 afterEach(() => {
   vi.useRealTimers();
 });
@@ -29,13 +41,7 @@ describe('useAutoReconcile', () => {
       'POST /api/recon/settlement-bank/auto': [202, { succeeded: true, data: { runId: 9, status: 'queued' } }],
       'GET /api/recon/runs/9': [ok({ runId: 9, status: 'running' }), ok({ runId: 9, status: 'succeeded', matched: 40, partial: 2, unmatched: 3 })],
     });
-    const onFinished = vi.fn();
-    render(
-      <ToastProvider>
-        <Probe onFinished={onFinished} />
-      </ToastProvider>,
-    );
-    act(() => screen.getByText('run').click());
+    const onFinished = startRun();
     await waitFor(() => expect(screen.getByTestId('running').textContent).toBe('yes'));
     await act(() => vi.advanceTimersByTimeAsync(POLL_MS));
     await waitFor(() => expect(api.callsTo('GET', '/api/recon/runs/9')).toHaveLength(1));
@@ -50,13 +56,7 @@ describe('useAutoReconcile', () => {
     mockApi({
       'POST /api/recon/settlement-bank/auto': [503, { succeeded: false, error: 'Auto Reconcile failed: disk full', code: 'recon.autoFailed', params: { runId: 2, error: 'disk full' } }],
     });
-    const onFinished = vi.fn();
-    render(
-      <ToastProvider>
-        <Probe onFinished={onFinished} />
-      </ToastProvider>,
-    );
-    act(() => screen.getByText('run').click());
+    const onFinished = startRun();
     await screen.findByText('Auto Reconcile failed: disk full');
     expect(onFinished).not.toHaveBeenCalled();
     await waitFor(() => expect(screen.getByTestId('running').textContent).toBe('no'));
