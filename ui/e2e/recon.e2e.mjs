@@ -94,7 +94,7 @@ async function main() {
   loadDemo();
   const browser = await launchBrowser();
   try {
-    const { page } = await openPage(browser, { viewport: { width: 1440, height: 900 } });
+    const { page } = await openPage(browser, { viewport: { width: 1440, height: 900 }, acceptDownloads: true });
     const problems = collectProblems(page, (msg) => /status of (4|5)\d\d/.test(msg.text()), { withUrl: true });
     await signIn(page);
     await page.evaluate(() => {
@@ -168,6 +168,21 @@ async function main() {
       assert(count(after, 'success') > count(before, 'success'), `green rows ${count(before, 'success')} -> ${count(after, 'success')}`);
     });
 
+    await check('double-click on tab 2 opens the transaction and settlement details', async () => {
+      const row = byTestId(page, `grid-${VIEWS[1]}`).locator('.rdg-row', { has: page.locator('[data-severity="success"]') }).first();
+      const [details] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/recon/transaction-settlement/details')).then((r) => r.json()),
+        row.locator('.rdg-cell').nth(2).dblclick(),
+      ]);
+      await byTestId(page, 'details-dialog').waitFor();
+      assert((await byTestId(page, 'details-dialog').textContent()).includes(en.recon.details.transactionSettlement), 'details title');
+      assert(details.data.item1.length > 0 && details.data.item2.length > 0, 'a matched row without transactions or settlements');
+      await byTestId(page, 'details-grid-2').locator('[data-testid="record-status"]').first().waitFor();
+      assert(!(await byTestId(page, 'details-create-task').isVisible()), 'Create Task on tab 2');
+      await byTestId(page, 'details-close').click();
+      await byTestId(page, 'details-dialog').waitFor({ state: 'detached' });
+    });
+
     await check('tab 3 hides provider and ticket filters; its bolt run colours rows', async () => {
       await afterReport(page, VIEWS[2], () => byTestId(page, 'recon-tab-2').click());
       await openFilters(page);
@@ -178,6 +193,17 @@ async function main() {
       const after = await severities(page, VIEWS[2]);
       assert(count(after, 'success') > count(before, 'success'), `green rows ${count(before, 'success')} -> ${count(after, 'success')}`);
       await shot(page, 'recon-tab3-en');
+    });
+
+    await check('the report exports with the filters as its params', async () => {
+      const [request, download] = await Promise.all([
+        page.waitForRequest((r) => r.url().endsWith('/api/grid/export')),
+        page.waitForEvent('download'),
+        byTestId(page, 'grid-export').locator('button').first().click(),
+      ]);
+      const body = JSON.parse(request.postData());
+      assert(body.ViewName === VIEWS[2] && body.Params.fromDate === `${today.getFullYear()}-10-01`, `export body ${request.postData()}`);
+      assert(download.suggestedFilename().endsWith('.xlsx'), `file ${download.suggestedFilename()}`);
     });
 
     let ticketNumber = '';
