@@ -114,6 +114,7 @@ export default function BankSettlementScreen() {
       toast.error(errorText(err, t, 'recon.toasts.loadFailed'));
     }
   };
+  // After an undo or a match made in a panel: every grid, the details and the chain read again.
   const afterUndo = useCallback(() => {
     reloadAll();
     setUndone((n) => n + 1);
@@ -217,7 +218,7 @@ export default function BankSettlementScreen() {
       )}
       <CreateTaskFromDetails links={task} onClose={() => setTask(null)} />
       <UndoMatchDialog target={undo} onClose={() => setUndo(null)} onUndone={afterUndo} />
-      <ChainPanel start={chain} reloadToken={undone} onClose={() => setChain(null)} onUndo={setUndo} />
+      <ChainPanel start={chain} reloadToken={undone} onClose={() => setChain(null)} onUndo={setUndo} onMatched={afterUndo} />
     </section>
   );
 }

@@ -14,6 +14,7 @@ import { formatValue } from '../../engine/fields';
 import type { Row } from '../../engine/types';
 import { errorText, levelsOf, reconApi, type Chain, type ChainLink, type ChainRef, type LevelDef, type RecordKind, type Why, type WhyCandidate } from './recon';
 import { useFormatContext } from './RecordGrid';
+import { useToast } from '../../shell/toast';
 import type { UndoTarget } from './UndoMatchDialog';
 
 const STAGES: Array<{ kind: RecordKind; list: keyof Pick<Chain, 'tickets' | 'transactions' | 'settlements' | 'payouts' | 'bankBookings'> }> = [
@@ -52,12 +53,25 @@ const RECORD_LABEL: Record<RecordKind, string[]> = {
   bank: ['BankAccount'],
 };
 
-export function ChainPanel({ start, onClose, onUndo, reloadToken }: { start: ChainRef | null; onClose(): void; onUndo(target: UndoTarget): void; reloadToken: number }) {
+export function ChainPanel({
+  start,
+  onClose,
+  onUndo,
+  onMatched,
+  reloadToken,
+}: {
+  start: ChainRef | null;
+  onClose(): void;
+  onUndo(target: UndoTarget): void;
+  /** A candidate was matched from the why list: the grids and this chain reload. */
+  onMatched(): void;
+  reloadToken: number;
+}) {
   const { t } = useTranslation();
   const ctx = useFormatContext();
   const [chain, setChain] = useState<Chain | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
-  const [why, setWhy] = useState<{ key: string; level: LevelDef; data: Why | null; error: string | null } | null>(null);
+  const [why, setWhy] = useState<WhyState | null>(null);
 
   useEffect(() => {
     if (!start) return undefined;
@@ -80,7 +94,7 @@ export function ChainPanel({ start, onClose, onUndo, reloadToken }: { start: Cha
       setWhy(null);
       return;
     }
-    setWhy({ key, level, data: null, error: null });
+    setWhy({ key, id, side, level, data: null, error: null });
     reconApi.why(level.slug, side, id).then(
       (data) => setWhy((w) => (w?.key === key ? { ...w, data } : w)),
       (err: unknown) => setWhy((w) => (w?.key === key ? { ...w, error: errorText(err, t, 'recon.toasts.loadFailed') } : w)),
@@ -139,7 +153,7 @@ export function ChainPanel({ start, onClose, onUndo, reloadToken }: { start: Cha
             </li>
           ))}
         </ul>
-        {why && why.key.startsWith(`${kind}-${id}-`) && <WhyView why={why} money={money} date={date} />}
+        {why && why.key.startsWith(`${kind}-${id}-`) && <WhyView why={why} money={money} date={date} onMatched={onMatched} />}
       </li>
     );
   };
@@ -187,8 +201,34 @@ export function reasonTexts(c: WhyCandidate, t: (key: string, o?: Record<string,
   });
 }
 
-function WhyView({ why, money, date }: { why: { level: LevelDef; data: Why | null; error: string | null }; money: (v: unknown, c: unknown) => string; date: (v: unknown) => string }) {
+interface WhyState {
+  key: string;
+  /** The record asked about and its side at the level. */
+  id: number;
+  side: 'left' | 'right';
+  level: LevelDef;
+  data: Why | null;
+  error: string | null;
+}
+
+function WhyView({ why, money, date, onMatched }: { why: WhyState; money: (v: unknown, c: unknown) => string; date: (v: unknown) => string; onMatched(): void }) {
   const { t } = useTranslation();
+  const toast = useToast();
+  const [busy, setBusy] = useState<number | null>(null);
+  // A candidate matched by hand from here: the record asked about on its side, the candidate on the other.
+  const matchWith = async (candidate: number) => {
+    const [leftId, rightId] = why.side === 'left' ? [why.id, candidate] : [candidate, why.id];
+    setBusy(candidate);
+    try {
+      await reconApi.match(why.level.slug, { leftId, rightId }, false);
+      toast.success(t('recon.toasts.reconciled'));
+      onMatched();
+    } catch (err) {
+      toast.error(errorText(err, t, 'recon.toasts.reconcileFailed'));
+    } finally {
+      setBusy(null);
+    }
+  };
   if (why.error) return <Message severity="error" text={why.error} />;
   if (!why.data) return <ProgressBar mode="indeterminate" className="grid-progress" />;
   const candidates = why.data.candidates ?? [];
@@ -219,6 +259,9 @@ function WhyView({ why, money, date }: { why: { level: LevelDef; data: Why | nul
                   <td className="grid-cell--number">{money(c.amount, c.currency)}</td>
                   <td>{date(c.date)}</td>
                   <td>
+                    <button type="button" className="link-button chain-why__match" disabled={busy !== null || c.matchedElsewhere} onClick={() => void matchWith(c.id)} data-testid={`chain-why-match-${c.id}`}>
+                      {t('recon.why.match')}
+                    </button>
                     {reasons.length === 0 ? (
                       <span className="chain-why__reason chain-why__reason--ok">{t('recon.why.withinTolerance')}</span>
                     ) : (
