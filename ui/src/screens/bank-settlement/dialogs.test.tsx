@@ -8,6 +8,7 @@ import { LEVELS } from './recon';
 import { ManualReconcileDialog } from './ManualReconcileDialog';
 import { UndoMatchDialog } from './UndoMatchDialog';
 import { CreateTaskFromDetails } from './CreateTaskFromDetails';
+import { DetailsDialog } from './DetailsDialog';
 
 const wrap = (node: ReactNode) => render(<ToastProvider>{node}</ToastProvider>);
 const filters = { fromDate: '2026-11-01', toDate: '2026-11-24', currency: [], provider: [], clientUniqueId: '' };
@@ -152,5 +153,52 @@ describe('CreateTaskFromDetails', () => {
     mockApi({});
     wrap(<CreateTaskFromDetails links={null} onClose={() => {}} />);
     expect(screen.queryByTestId('task-editor-dialog')).toBeNull();
+  });
+});
+
+describe('DetailsDialog', () => {
+  const row = { RowKey: 'k', SalesCurrency: 'USD', TicketDate: '2026-11-03', PaymentType: 'CC', CountryCode: 'US' };
+
+  it('reads the records of the row, shows their status, undoes a match and raises a task with their links', async () => {
+    const api = mockApi({
+      'POST /api/recon/ticket-transaction/details': ok({
+        item1: [
+          { id: 1, TicketNumber: '1254400000001', TransactionDate: '2026-11-03', Currency: 'USD', TotalFareWithFees: '250.00', MatchStatus: 'matched', MatchId: 5 },
+          { id: 2, TicketNumber: '1254400000002', TransactionDate: '2026-11-03', Currency: 'USD', TotalFareWithFees: '99.00', MatchStatus: null, MatchId: null },
+        ],
+        item2: [{ id: 3, ClientUniqueID: '1254400000001', ProcessingDate: '2026-11-03', currency: 'USD', Amount: '250.00', MatchStatus: 'matched', MatchId: 5 }],
+      }),
+    });
+    const onUndo = vi.fn();
+    const onCreateTask = vi.fn();
+    const onChain = vi.fn();
+    wrap(<DetailsDialog level={LEVELS[0]!} row={row} reloadToken={0} onClose={() => {}} onChain={onChain} onUndo={onUndo} onCreateTask={onCreateTask} />);
+    await screen.findByText('1254400000002');
+    expect(api.callsTo('POST', '/api/recon/ticket-transaction/details')[0]!.body).toEqual({ Currency: 'USD', SelectDate: '2026-11-03', PaymentType: 'CC', CountryCode: 'US' });
+    expect([...screen.getByTestId('details-grid-1').querySelectorAll('[data-testid="record-status"]')].map((e) => e.textContent)).toEqual(['Matched', 'Unmatched']);
+    expect(screen.queryByTestId('details-undo-ticket-2')).toBeNull();
+    fireEvent.click(screen.getByTestId('details-undo-ticket-1'));
+    expect(onUndo).toHaveBeenCalledWith({ slug: 'ticket-transaction', matchId: 5, what: 'Ticket 1254400000001' });
+    fireEvent.click(screen.getByTestId('details-chain-transaction-3'));
+    expect(onChain).toHaveBeenCalledWith('transaction', 3);
+    fireEvent.click(screen.getByTestId('details-create-task'));
+    expect(onCreateTask).toHaveBeenCalledWith({ ticketIds: [1, 2], transactionIds: [3], context: 'USD · 03-11-2026 · CC · US' });
+  });
+
+  it('a failed load says so and shows no records', async () => {
+    mockApi({ 'POST /api/recon/transaction-settlement/details': [500, { succeeded: false }] });
+    wrap(
+      <DetailsDialog
+        level={LEVELS[1]!}
+        row={{ TransCurrency: 'EUR', TransDate: '2026-11-03', ProviderActor: 'Amex' }}
+        reloadToken={0}
+        onClose={() => {}}
+        onChain={() => {}}
+        onUndo={() => {}}
+        onCreateTask={() => {}}
+      />,
+    );
+    expect((await screen.findAllByText(en.recon.toasts.detailsFailed)).length).toBeGreaterThan(0);
+    expect(screen.queryByTestId('details-create-task')).toBeNull();
   });
 });
