@@ -32,6 +32,8 @@ const adminPassword = "E2e#Admin2026"
 func TestBrowser(t *testing.T) {
 	p := startProduct(t)
 	root, baseURL, srv, exited, logs := p.root, p.baseURL, p.srv, p.exited, p.logs
+	// Scripts that need the demo data set load it with the binary (recon.e2e.mjs).
+	demoEnv := []string{"LEDGERDESK_BIN=" + p.bin, "DATABASE_URL=" + p.databaseURL, "METADATA_DIR=" + root}
 	mailbox := p.mailbox
 
 	// E2E_SCRIPTS narrows the run to some scripts while working on them
@@ -51,6 +53,7 @@ func TestBrowser(t *testing.T) {
 			node := exec.CommandContext(ctx, "node", script)
 			node.Dir = filepath.Join(root, "ui")
 			node.Env = append(os.Environ(), "BASE_URL="+baseURL, "ADMIN_PASSWORD="+adminPassword, "MAILBOX_URL="+mailbox.URL, "SCREENSHOT_DIR="+filepath.Join(root, "ui", "e2e-artifacts"))
+			node.Env = append(node.Env, demoEnv...)
 			out, err := node.CombinedOutput()
 			t.Logf("%s", out)
 			if err != nil {
@@ -78,6 +81,8 @@ func TestBrowser(t *testing.T) {
 // database, with an in-process SMTP server and its mailbox.
 type product struct {
 	root, baseURL string
+	bin           string // the binary under test
+	databaseURL   string // its throwaway database
 	srv           *exec.Cmd
 	exited        chan error
 	logs          *bytes.Buffer
@@ -115,8 +120,9 @@ func startProduct(t testing.TB) *product {
 	baseURL := "http://" + addr
 	srv := exec.Command(bin, "serve")
 	srv.Dir = root
+	databaseURL := pgtest.NewDatabase(t)
 	srv.Env = append(os.Environ(),
-		"DATABASE_URL="+pgtest.NewDatabase(t),
+		"DATABASE_URL="+databaseURL,
 		"LISTEN_ADDR="+addr,
 		"METADATA_DIR="+root,
 		"LEDGERDESK_ADMIN_PASSWORD="+adminPassword,
@@ -138,7 +144,7 @@ func startProduct(t testing.TB) *product {
 		}
 	})
 	waitHealthy(t, baseURL, exited)
-	return &product{root: root, baseURL: baseURL, srv: srv, exited: exited, logs: logs, mailbox: mailbox}
+	return &product{root: root, baseURL: baseURL, bin: bin, databaseURL: databaseURL, srv: srv, exited: exited, logs: logs, mailbox: mailbox}
 }
 
 func freeAddr(t testing.TB) string {

@@ -19,6 +19,7 @@ const RoleFormScreen = lazy(() => import('./screens/roles/RoleFormScreen'));
 const DataImportScreen = lazy(() => import('./screens/data-import/DataImportScreen'));
 const ReportsScreen = lazy(() => import('./screens/reports/ReportsScreen'));
 const HomeScreen = lazy(() => import('./screens/home/HomeScreen'));
+const BankSettlementScreen = lazy(() => import('./screens/bank-settlement/BankSettlementScreen'));
 const MetadataScreen = lazy(() => import('./engine/MetadataScreen'));
 const TasksScreen = lazy(() => import('./screens/tasks/TasksScreen'));
 const RoutedMetadataScreen = lazy(() => import('./engine/MetadataScreen').then((m) => ({ default: m.RoutedMetadataScreen })));
@@ -67,7 +68,7 @@ export const DASHBOARD_ROUTES: DashboardRoute[] = [
   { path: 'ras-settings', titleKey: 'screens.rasSettings.title', element: <MetadataScreen route="ras-settings" titleKey="screens.rasSettings.title" /> },
   { path: 'config-settings', titleKey: 'screens.configSettings.title', element: <MetadataScreen route="config-settings" titleKey="screens.configSettings.title" /> },
   { path: 'extraction-logs', titleKey: 'screens.extractionLogs.title', element: <MetadataScreen route="extraction-logs" titleKey="screens.extractionLogs.title" /> },
-  { path: 'bank-settlement', screenId: SCREEN_IDS.bankSettlement, titleKey: 'screens.bankSettlement.title' },
+  { path: 'bank-settlement', screenId: SCREEN_IDS.bankSettlement, titleKey: 'RECON.BANKSETTLEMENT', element: <BankSettlementScreen /> },
   { path: 'reports', screenId: SCREEN_IDS.reports, titleKey: 'REPORTS.TITLE', element: <ReportsScreen /> },
   { path: 'tasks', screenId: SCREEN_IDS.tasks, titleKey: 'screens.tasks.title', element: <TasksScreen /> },
 ];

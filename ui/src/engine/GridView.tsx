@@ -4,7 +4,7 @@
  * and the tab's add / edit / delete / action buttons. The data rules live in useGrid and the
  * field registry; this component only wires them to react-data-grid and PrimeReact.
  */
-import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent, type ReactNode } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import { DataGrid, type Column, type RowsChangeData, type SortColumn } from 'react-data-grid';
@@ -24,6 +24,7 @@ import { useGrid } from './useGrid';
 import { useViewMeta } from './useMeta';
 import { CellEditor, EDIT_TEXT, type EditedRow } from './grid/CellEditor';
 import { ColumnFilter } from './grid/ColumnFilter';
+import { useReportGrid, type ReportGridProps } from './grid/reportGrid';
 import type { ActionMeta, ColumnMeta, ExportFormat, FilterCondition, Row, ViewMeta } from './types';
 import './engine.css';
 
@@ -34,7 +35,7 @@ export const ROW_HEIGHT = 20;
 const HEADER_HEIGHT = 30;
 const ICON_COLUMN_WIDTH = 28;
 
-export interface GridViewProps {
+export interface GridViewProps extends ReportGridProps {
   viewName: string;
   /** Form opened by the add button (a dialog). */
   addForm?: string;
@@ -58,6 +59,8 @@ export interface GridViewProps {
   onClearLinked?(): void;
   /** The grid's accessible name (the translated tab or screen title); the view's name is internal. */
   title?: string;
+  /** The screen's own buttons, first in the toolbar. */
+  toolbar?: ReactNode;
 }
 
 /** Default widths by type, widened for long header labels. */
@@ -112,14 +115,15 @@ function linkedLabel(c: FilterCondition, columnLabel: string, isEmptyText: strin
   return `${columnLabel} = ${Array.isArray(c.value) ? c.value.join(' – ') : String(c.value)}`;
 }
 
-function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute, editRoute, actions, height, linked, onClearLinked, title }: GridViewProps & { view: ViewMeta }) {
+function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute, editRoute, actions, height, linked, onClearLinked, title, toolbar, ...report }: GridViewProps & { view: ViewMeta }) {
   const { t, i18n } = useTranslation();
   const toast = useToast();
   const navigate = useNavigate();
   const user = useCurrentUser();
   const locale = i18n.language || 'en';
   const fixed = useMemo(() => linkedConditions(view, linked), [view, linked]);
-  const grid = useGrid(view, locale, fixed);
+  const grid = useGrid(view, locale, fixed, report.params);
+  const reportGrid = useReportGrid(view, grid, report);
 
   const [filterField, setFilterField] = useState<string | null>(null);
   const filterPanel = useRef<OverlayPanel>(null);
@@ -253,8 +257,8 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
         editorOptions: { commitOnOutsideClick: true },
       };
     });
-    return [...iconColumns, ...dataColumns];
-  }, [visible, label, grid.filters, t, openFilter, ctx, locale, enumLabel, editRoute, deleteForm, deleteRoute, navigate, view.key]);
+    return [...iconColumns, ...reportGrid.columns, ...dataColumns];
+  }, [visible, label, grid.filters, t, openFilter, ctx, locale, enumLabel, editRoute, deleteForm, deleteRoute, navigate, view.key, reportGrid.columns]);
 
   // ---- inline edit --------------------------------------------------------------------------
   const onRowsChange = useCallback(
@@ -379,6 +383,7 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
     <div className="grid-view" data-testid={`grid-${view.name}`}>
       <div className="grid-toolbar">
         <div className="grid-toolbar__start">
+          {toolbar}
           {/* The screen's own buttons, then Add (spec 02: "sync exchange rates, and add"). */}
           {actions?.map((action) => (
             <Button
@@ -478,6 +483,7 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
         sortColumns={sortColumns}
         onSortColumnsChange={onSortColumnsChange}
         onRowsChange={onRowsChange}
+        {...reportGrid.gridProps}
         aria-label={title ?? t('money.gridLabel')}
         // Every row of the view (the header row included), not only this page's.
         aria-rowcount={grid.totalCount + 1}

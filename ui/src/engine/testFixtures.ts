@@ -73,3 +73,23 @@ export const countryForm: FormMeta = {
     countryName: { 'ui:options': { transform: ['trim'] } },
   },
 };
+
+/** A report view (declared params, rowStatus: 1 unmatched, 2 partial, else matched) with the given columns. */
+export function reportViewFixture(name: string, params: string[], columns: ColumnMeta[]): ViewMeta {
+  return {
+    name,
+    key: 'RowKey',
+    screen: 13,
+    editable: false,
+    defaultSort: { field: 'Day', order: 'asc' },
+    countCap: 10000,
+    maxPageSize: 1000,
+    params: params.map((p) => ({ name: p, type: p.endsWith('Date') ? 'date' : 'text', list: p === 'currency' || p === 'provider' })),
+    rowStatus: {
+      field: 'StatusNumber',
+      values: { '1': { label: 'recon.status.unmatched', severity: 'danger' }, '2': { label: 'recon.status.partial', severity: 'warning' } },
+      otherwise: { label: 'recon.status.matched', severity: 'success' },
+    },
+    columns,
+  };
+}

@@ -60,6 +60,32 @@ export interface ViewMeta {
   columns: ColumnMeta[];
   countCap: number;
   maxPageSize: number;
+  /** A report's declared parameters: the screen supplies their values (GridRequest.Params). */
+  params?: ViewParam[];
+  /** Colours whole rows by one field's value (views.yaml `rowStatus`). */
+  rowStatus?: RowStatusMeta;
+}
+
+/** A declared parameter of a report view (engine/params.go Param). */
+export interface ViewParam {
+  name: string;
+  type: FieldTypeName;
+  list?: boolean;
+  required?: boolean;
+  notBefore?: string;
+  maxLength?: number;
+  pattern?: string;
+  patternHint?: string;
+  values?: string[];
+  /** Translation key. */
+  label?: string;
+}
+
+/** The row colour rule: the badge of `field`'s value, else `otherwise`. */
+export interface RowStatusMeta {
+  field: string;
+  values: Record<string, StatusBadge>;
+  otherwise?: StatusBadge;
 }
 
 export interface ActionMeta {
@@ -160,6 +186,8 @@ export interface GridRequest {
   Filters: FilterCondition[];
   SortField: string;
   SortOrder: 'asc' | 'desc';
+  /** The values of a report view's declared params, by name. */
+  Params?: Record<string, unknown>;
 }
 
 export interface GridPage {

@@ -7,6 +7,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { getAppConfig } from '../config/appConfig';
 import { engineApi } from './api';
 import { filterCondition, type FilterInput } from './fields';
+import { declaredParams } from './grid/rowStatus';
 import type { FilterCondition, GridRequest, Row, ViewMeta } from './types';
 
 /** Typing in a filter waits this long before the first page is asked for (spec 03 §9). */
@@ -66,9 +67,11 @@ function initialPageSize(view: ViewMeta | null): { sizes: number[]; size: number
 
 /**
  * The grid's state and its server calls. `fixed` conditions (a deep link's filter, e.g. one
- * extraction-log row by Id) go with every request, before the user's own filters.
+ * extraction-log row by Id) go with every request, before the user's own filters. `params` are
+ * a report view's parameter values (sent as Params, only the names the view declares); a
+ * changed set starts over at the first page.
  */
-export function useGrid(view: ViewMeta | null, locale: string, fixed: FilterCondition[] = NO_CONDITIONS): GridController {
+export function useGrid(view: ViewMeta | null, locale: string, fixed: FilterCondition[] = NO_CONDITIONS, params?: Record<string, unknown>): GridController {
   const paging = useMemo(() => initialPageSize(view), [view]);
   const [pageSize, setPageSizeState] = useState(paging.size);
   const [offset, setOffsetState] = useState(0);
@@ -110,14 +113,16 @@ export function useGrid(view: ViewMeta | null, locale: string, fixed: FilterCond
   const sortSpec = sort ?? view?.defaultSort ?? null;
 
   const fixedKey = JSON.stringify(fixed);
+  const paramsKey = useParamsKey(view, params, setOffsetState);
   const baseRequest = useCallback(
     (): Omit<GridRequest, 'PageSize' | 'PageNumber'> => ({
       ViewName: view?.name ?? '',
       Filters: [...(JSON.parse(fixedKey) as FilterCondition[]), ...(JSON.parse(conditionsKey) as FilterCondition[])],
       SortField: sortSpec?.field ?? '',
       SortOrder: sortSpec?.order ?? 'asc',
+      ...(paramsKey ? { Params: JSON.parse(paramsKey) as Record<string, unknown> } : {}),
     }),
-    [view, fixedKey, conditionsKey, sortSpec?.field, sortSpec?.order],
+    [view, fixedKey, conditionsKey, sortSpec?.field, sortSpec?.order, paramsKey],
   );
 
   useEffect(() => {
@@ -189,4 +194,17 @@ export function useGrid(view: ViewMeta | null, locale: string, fixed: FilterCond
     },
     baseRequest,
   };
+}
+
+/** The declared params as a stable key; a new set of values goes back to the first page. */
+function useParamsKey(view: ViewMeta | null, params: Record<string, unknown> | undefined, setOffset: (offset: number) => void): string {
+  const declared = declaredParams(view, params);
+  const key = declared ? JSON.stringify(declared) : '';
+  // React's "adjust state while rendering" pattern: no render with the old offset.
+  const [previous, setPrevious] = useState(key);
+  if (previous !== key) {
+    setPrevious(key);
+    setOffset(0);
+  }
+  return key;
 }

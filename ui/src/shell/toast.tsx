@@ -9,6 +9,7 @@ import { useTranslation } from 'react-i18next';
 export interface ToastApi {
   success(detail: string, summary?: string): void;
   info(detail: string, summary?: string): void;
+  warn(detail: string, summary?: string): void;
   error(detail: string, summary?: string): void;
   /** Removes every message shown (a sign-in clears the failures before it). */
   clear(): void;
@@ -26,6 +27,8 @@ export function ToastProvider({ children }: { children: ReactNode }) {
         toast.current?.show({ severity: 'success', summary: summary ?? t('toast.success'), detail, life: 4000 }),
       info: (detail, summary) =>
         toast.current?.show({ severity: 'info', summary: summary ?? t('toast.info'), detail, life: 5000 }),
+      warn: (detail, summary) =>
+        toast.current?.show({ severity: 'warn', summary: summary ?? t('toast.warning'), detail, life: 6000 }),
       error: (detail, summary) =>
         toast.current?.show({ severity: 'error', summary: summary ?? t('toast.error'), detail, life: 7000 }),
       clear: () => toast.current?.clear(),

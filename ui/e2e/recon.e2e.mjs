@@ -1,0 +1,372 @@
+// Browser test of the reconciliation dashboard (dashboard/bank-settlement) on the demo data set:
+// filters and their messages, tabs restored on reload, the bolt button's automatic run on each
+// level with the row colours changing, a manual match and its undo, the details with Create
+// Task, the chain of a bank booking with why a record did not match, and screenshots in English
+// and Swedish. The runner passes LEDGERDESK_BIN and DATABASE_URL: the script loads the demo set
+// with `ledgerdesk demo --load` (SKIP_DEMO=1 when the server already has it).
+//   BASE_URL=http://127.0.0.1:8080 ADMIN_PASSWORD=... SKIP_DEMO=1 node e2e/recon.e2e.mjs
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import {
+  BASE_URL, assert, byTestId, clearToasts, collectProblems, createChecks, firstTwoLines, launchBrowser, loadTranslations,
+  openPage, shot, signIn,
+} from './lib.mjs';
+
+const en = loadTranslations('en');
+const sv = loadTranslations('sv');
+const { check, run } = createChecks({ describe: firstTwoLines, stopAfterFailure: true });
+
+const VIEWS = ['VW_ReconTicketTransaction', 'VW_ReconTransactionSettlement', 'VW_ReconSettlementBank'];
+const SLUGS = ['ticket-transaction', 'transaction-settlement', 'settlement-bank'];
+const AUTO_TIMEOUT = 120_000;
+
+function loadDemo() {
+  if (process.env.SKIP_DEMO === '1') return;
+  const bin = process.env.LEDGERDESK_BIN;
+  assert(bin && process.env.DATABASE_URL, 'LEDGERDESK_BIN and DATABASE_URL are needed to load the demo data (or SKIP_DEMO=1)');
+  const out = mkdtempSync(path.join(tmpdir(), 'ledgerdesk-demo-'));
+  const log = execFileSync(bin, ['demo', '-out', out, '--load'], { env: process.env, encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  assert(/rows loaded/.test(log), `demo load: ${log}`);
+}
+
+/** The severities of the rendered rows of a grid (the status column's data-severity). */
+async function severities(page, view) {
+  return byTestId(page, `grid-${view}`).locator('[data-testid="row-status"]').evaluateAll((els) => els.map((e) => e.dataset.severity));
+}
+
+const count = (list, severity) => list.filter((s) => s === severity).length;
+
+/** Runs `action` and waits for the report page of `view` it causes. */
+async function afterReport(page, view, action, timeout = 15_000) {
+  const [response] = await Promise.all([
+    page.waitForResponse((r) => r.url().endsWith('/api/grid') && (r.request().postData() ?? '').includes(`"ViewName":"${view}"`), { timeout }),
+    action(),
+  ]);
+  return { body: JSON.parse(response.request().postData()), status: response.status() };
+}
+
+async function toastWith(page, severity, text) {
+  const toast = page.locator(`.p-toast-message-${severity}`, { hasText: text }).last();
+  await toast.waitFor({ timeout: AUTO_TIMEOUT });
+}
+
+/** A date in the user's format (the date part of dateFormat, e.g. DD-MM-YYYY). */
+function typed(iso, format) {
+  const [y, m, d] = iso.split('-');
+  const part = (format || 'DD-MM-YYYY').split(' ')[0].toUpperCase();
+  const pattern = ['DD-MM-YYYY', 'DD/MM/YYYY', 'MM-DD-YYYY', 'MM/DD/YYYY', 'YYYY-MM-DD', 'YYYY/MM/DD'].includes(part) ? part : 'DD-MM-YYYY';
+  return pattern.replace('YYYY', y).replace('MM', m).replace('DD', d);
+}
+
+async function typeDate(page, field, text) {
+  const input = byTestId(page, `filter-${field}`).locator('input');
+  await input.fill(text);
+  await page.keyboard.press('Escape');
+}
+
+async function openFilters(page) {
+  if (!(await byTestId(page, 'filter-apply').isVisible())) await byTestId(page, 'recon-filters-toggle').click();
+  await byTestId(page, 'filter-apply').waitFor();
+}
+
+/** Starts the bolt run of a tab, sees it running, lets it go on and waits for its toast and reload. */
+async function autoRun(page, tab) {
+  const slug = SLUGS[tab];
+  let release;
+  const held = new Promise((resolve) => (release = resolve));
+  await page.route(`**/api/recon/${slug}/auto`, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await byTestId(page, `recon-auto-${tab}`).click();
+  await byTestId(page, `recon-tab-running-${tab}`).waitFor();
+  assert(await byTestId(page, `recon-auto-${tab}`).isDisabled(), 'the bolt button is not disabled while running');
+  assert((await byTestId(page, `recon-tab-running-${tab}`).textContent()).includes(en.recon.dashboard.reconciling), 'the tab does not say reconciling');
+  await afterReport(page, VIEWS[tab], async () => release(), AUTO_TIMEOUT);
+  await toastWith(page, 'success', en.recon.toasts.autoDone);
+  await byTestId(page, `recon-tab-running-${tab}`).waitFor({ state: 'detached' });
+  await page.unroute(`**/api/recon/${slug}/auto`);
+}
+
+async function main() {
+  loadDemo();
+  const browser = await launchBrowser();
+  try {
+    const { page } = await openPage(browser, { viewport: { width: 1440, height: 900 }, acceptDownloads: true });
+    const problems = collectProblems(page, (msg) => /status of (4|5)\d\d/.test(msg.text()), { withUrl: true });
+    await signIn(page);
+    await page.evaluate(() => {
+      localStorage.removeItem('dashboardFilters');
+      localStorage.removeItem('bankSettlementTabIndex');
+    });
+    const dateFormat = await page.evaluate(() => JSON.parse(localStorage.getItem('currentUser') ?? '{}').dateFormat ?? '');
+    const today = new Date();
+    const iso = (d) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+    const firstOfMonth = iso(new Date(today.getFullYear(), today.getMonth(), 1));
+
+    await check('the screen opens on tab 1 with the filter area open, default dates, and the report of the month', async () => {
+      const { body } = await afterReport(page, VIEWS[0], () => page.goto(`${BASE_URL}/#/dashboard/bank-settlement`));
+      assert((await byTestId(page, 'screen-title').textContent()) === en.RECON.BANKSETTLEMENT, 'title');
+      assert(body.Params.fromDate === firstOfMonth && body.Params.toDate === iso(today), `params ${JSON.stringify(body.Params)}`);
+      await byTestId(page, 'filter-apply').waitFor();
+      const from = await byTestId(page, 'filter-fromDate').locator('input').inputValue();
+      assert(from === typed(firstOfMonth, dateFormat), `from date shows ${from}`);
+      await byTestId(page, 'recon-legend').waitFor();
+      assert((await page.locator('.recon-filter .recon-required').count()) === 2, 'two asterisks');
+    });
+
+    await check('filter messages: a 12-digit ticket, reversed dates, an empty date (highlighted)', async () => {
+      await byTestId(page, 'filter-ticket').fill('123456789012');
+      await byTestId(page, 'filter-apply').click();
+      assert((await byTestId(page, 'filter-error').textContent()) === en.recon.errors.ticketNumber, 'ticket message');
+      await toastWith(page, 'warn', en.recon.errors.ticketNumber);
+      await byTestId(page, 'filter-ticket').fill('');
+      await typeDate(page, 'fromDate', typed(iso(today), dateFormat));
+      await typeDate(page, 'toDate', typed(firstOfMonth, dateFormat));
+      if (firstOfMonth !== iso(today)) {
+        await byTestId(page, 'filter-apply').click();
+        assert((await byTestId(page, 'filter-error').textContent()) === en.recon.errors.dateOrder, 'date order message');
+      }
+      await typeDate(page, 'fromDate', '');
+      await byTestId(page, 'filter-apply').click();
+      { const got = await byTestId(page, 'filter-error').textContent(); assert(got === en.recon.errors.datesRequired, `dates required message: ${got} / input '${await byTestId(page, 'filter-fromDate').locator('input').inputValue()}'`); }
+      assert(await byTestId(page, 'filter-fromDate').evaluate((e) => e.matches('.p-invalid') || !!e.querySelector('.p-invalid')), 'the empty date is not highlighted');
+      await clearToasts(page);
+    });
+
+    await check('Apply with valid filters closes the area, saves them and reloads the report', async () => {
+      // The demo data runs from 1 October for 45 days: take October to today.
+      await typeDate(page, 'fromDate', typed(`${today.getFullYear()}-10-01`, dateFormat));
+      await typeDate(page, 'toDate', typed(iso(today), dateFormat));
+      const { body } = await afterReport(page, VIEWS[0], () => byTestId(page, 'filter-apply').click());
+      assert(body.Params.fromDate === `${today.getFullYear()}-10-01`, `params ${JSON.stringify(body.Params)}`);
+      await byTestId(page, 'recon-filters-summary').waitFor();
+      const saved = await page.evaluate(() => JSON.parse(localStorage.getItem('dashboardFilters')));
+      assert(saved.fromDate === `${today.getFullYear()}-10-01`, `saved ${JSON.stringify(saved)}`);
+      const rows = await severities(page, VIEWS[0]);
+      assert(rows.length > 10, `only ${rows.length} rows`);
+    });
+
+    await check('tab 1: the bolt runs the automatic reconcile (running, toast) and rows turn green', async () => {
+      const before = await severities(page, VIEWS[0]);
+      await autoRun(page, 0);
+      const after = await severities(page, VIEWS[0]);
+      assert(count(after, 'success') > count(before, 'success'), `green rows ${count(before, 'success')} -> ${count(after, 'success')}`);
+      await shot(page, 'recon-tab1-en');
+    });
+
+    await check('tab 2 is restored on reload; its bolt run colours rows', async () => {
+      await afterReport(page, VIEWS[1], () => byTestId(page, 'recon-tab-1').click());
+      await afterReport(page, VIEWS[1], () => page.reload());
+      assert((await page.evaluate(() => localStorage.getItem('bankSettlementTabIndex'))) === '1', 'tab index not saved');
+      await byTestId(page, 'filter-provider').waitFor({ state: 'detached' }).catch(() => {});
+      const before = await severities(page, VIEWS[1]);
+      await autoRun(page, 1);
+      const after = await severities(page, VIEWS[1]);
+      assert(count(after, 'success') > count(before, 'success'), `green rows ${count(before, 'success')} -> ${count(after, 'success')}`);
+    });
+
+    await check('double-click on tab 2 opens the transaction and settlement details', async () => {
+      const row = byTestId(page, `grid-${VIEWS[1]}`).locator('.rdg-row', { has: page.locator('[data-severity="success"]') }).first();
+      const [details] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/recon/transaction-settlement/details')).then((r) => r.json()),
+        row.locator('.rdg-cell').nth(2).dblclick(),
+      ]);
+      await byTestId(page, 'details-dialog').waitFor();
+      assert((await byTestId(page, 'details-dialog').textContent()).includes(en.recon.details.transactionSettlement), 'details title');
+      assert(details.data.item1.length > 0 && details.data.item2.length > 0, 'a matched row without transactions or settlements');
+      await byTestId(page, 'details-grid-2').locator('[data-testid="record-status"]').first().waitFor();
+      assert(!(await byTestId(page, 'details-create-task').isVisible()), 'Create Task on tab 2');
+      await byTestId(page, 'details-close').click();
+      await byTestId(page, 'details-dialog').waitFor({ state: 'detached' });
+    });
+
+    await check('tab 3 hides provider and ticket filters; its bolt run colours rows', async () => {
+      await afterReport(page, VIEWS[2], () => byTestId(page, 'recon-tab-2').click());
+      await openFilters(page);
+      assert(!(await byTestId(page, 'filter-provider').isVisible()) && !(await byTestId(page, 'filter-ticket').isVisible()), 'provider or ticket filter shown on tab 3');
+      await byTestId(page, 'recon-filters-toggle').click();
+      const before = await severities(page, VIEWS[2]);
+      await autoRun(page, 2);
+      const after = await severities(page, VIEWS[2]);
+      assert(count(after, 'success') > count(before, 'success'), `green rows ${count(before, 'success')} -> ${count(after, 'success')}`);
+      await shot(page, 'recon-tab3-en');
+    });
+
+    await check('the report exports with the filters as its params', async () => {
+      const [request, download] = await Promise.all([
+        page.waitForRequest((r) => r.url().endsWith('/api/grid/export')),
+        page.waitForEvent('download'),
+        byTestId(page, 'grid-export').locator('button').first().click(),
+      ]);
+      const body = JSON.parse(request.postData());
+      assert(body.ViewName === VIEWS[2] && body.Params.fromDate === `${today.getFullYear()}-10-01`, `export body ${request.postData()}`);
+      assert(download.suggestedFilename().endsWith('.xlsx'), `file ${download.suggestedFilename()}`);
+    });
+
+    let ticketNumber = '';
+    await check('manual reconcile on tab 1: both sides required, then a ticket and a transaction matched by hand', async () => {
+      await afterReport(page, VIEWS[0], () => byTestId(page, 'recon-tab-0').click());
+      const [candidates] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/recon/ticket-transaction/candidates')).then((r) => r.json()),
+        byTestId(page, 'recon-manual-0').click(),
+      ]);
+      const { item1: tickets, item2: transactions } = candidates.data;
+      await byTestId(page, 'manual-grid-item1').locator('.rdg-row').first().waitFor();
+      await byTestId(page, 'manual-reconcile').click();
+      await toastWith(page, 'warn', en.recon.toasts.selectBoth['ticket-transaction']);
+      // A ticket and a transaction of the same currency, both among the rows on screen.
+      let pair = null;
+      for (let i = 0; i < Math.min(tickets.length, 20) && !pair; i++) {
+        const j = transactions.slice(0, 20).findIndex((x) => x.currency === tickets[i].local_fare_currency);
+        if (j >= 0) pair = [i, j];
+      }
+      assert(pair, 'no ticket and transaction of one currency among the candidates');
+      ticketNumber = tickets[pair[0]].ticket_number;
+      await byTestId(page, 'manual-grid-item1').locator(`.rdg-row[aria-rowindex="${pair[0] + 2}"] .rdg-cell`).nth(2).click();
+      await byTestId(page, 'manual-grid-item2').locator(`.rdg-row[aria-rowindex="${pair[1] + 2}"] .rdg-cell`).nth(2).click();
+      await byTestId(page, 'manual-chosen-item1').waitFor();
+      await byTestId(page, 'manual-chosen-item2').waitFor();
+      await shot(page, 'recon-manual-en');
+      await afterReport(page, VIEWS[0], () => byTestId(page, 'manual-reconcile').click());
+      await toastWith(page, 'success', en.recon.toasts.reconciled);
+      await byTestId(page, 'manual-dialog').waitFor({ state: 'detached' });
+      await clearToasts(page);
+    });
+
+    await check('a 13-digit ticket swaps in the ticket-only grid; the match is undone from the row menu with a reason', async () => {
+      await openFilters(page);
+      await byTestId(page, 'filter-ticket').fill(ticketNumber);
+      await afterReport(page, 'VW_ReconTicketLookup', () => byTestId(page, 'filter-apply').click());
+      await byTestId(page, 'recon-lookup-note').waitFor();
+      const grid = byTestId(page, 'grid-VW_ReconTicketLookup');
+      const row = grid.locator('.rdg-row', { hasText: ticketNumber }).first();
+      await row.waitFor();
+      const severity = await row.locator('[data-testid="row-status"]').getAttribute('data-severity');
+      assert(severity === 'success' || severity === 'warning', `the matched ticket shows ${severity}`);
+      await row.locator('.rdg-cell').nth(2).click({ button: 'right' });
+      await page.locator('.p-contextmenu .p-menuitem', { hasText: en.recon.undo.title }).click();
+      await byTestId(page, 'undo-dialog').waitFor();
+      await byTestId(page, 'undo-confirm').click();
+      await page.locator('.recon-field__error', { hasText: en.recon.undo.reasonRequired }).waitFor();
+      await byTestId(page, 'undo-reason').fill('Paired with the wrong transaction');
+      await afterReport(page, 'VW_ReconTicketLookup', () => byTestId(page, 'undo-confirm').click());
+      await toastWith(page, 'success', en.recon.toasts.undone);
+      await page.waitForFunction(
+        (t) => [...document.querySelectorAll('[data-testid="grid-VW_ReconTicketLookup"] .rdg-row')].some((r) => r.textContent.includes(t) && r.querySelector('[data-severity="danger"]')),
+        ticketNumber,
+      );
+      await clearToasts(page);
+    });
+
+    await check('the chain of the unmatched ticket says why: its closest candidates and what each missed', async () => {
+      const row = byTestId(page, 'grid-VW_ReconTicketLookup').locator('.rdg-row', { hasText: ticketNumber }).first();
+      await row.locator('.rdg-cell').nth(2).click({ button: 'right' });
+      await Promise.all([
+        page.waitForResponse((r) => /\/api\/recon\/chain\/ticket\/\d+$/.test(r.url())),
+        page.locator('.p-contextmenu .p-menuitem', { hasText: en.recon.chain.open }).click(),
+      ]);
+      const start = byTestId(page, 'chain-stage-ticket').locator('.chain-card.is-start');
+      await start.waitFor();
+      await Promise.all([
+        page.waitForResponse((r) => /\/api\/recon\/ticket-transaction\/why\/left\/\d+$/.test(r.url())),
+        start.locator('[data-testid^="chain-why-ticket-"]').click(),
+      ]);
+      const why = byTestId(page, 'chain-why');
+      await why.waitFor();
+      // Candidates carry the ticket's number; a ticket without any says so.
+      const candidates = await why.locator('[data-testid^="chain-why-candidate-"]').count();
+      assert(candidates >= 1 || (await byTestId(page, 'chain-why-none').isVisible()), 'neither candidates nor the none message');
+      await shot(page, 'recon-why-en');
+      await byTestId(page, 'chain-close').click();
+      await byTestId(page, 'chain-panel').waitFor({ state: 'detached' });
+    });
+
+    await check('double-click opens the ticket and transaction details; Create Task opens the task editor pre-filled and creates the task', async () => {
+      await openFilters(page);
+      await byTestId(page, 'filter-ticket').fill('');
+      await afterReport(page, VIEWS[0], () => byTestId(page, 'filter-apply').click());
+      const [details] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/recon/ticket-transaction/details')).then((r) => r.json()),
+        byTestId(page, `grid-${VIEWS[0]}`).locator('.rdg-row').first().locator('.rdg-cell').nth(3).dblclick(),
+      ]);
+      await byTestId(page, 'details-dialog').waitFor();
+      const tickets = details.data.item1.length;
+      const transactions = details.data.item2.length;
+      assert(tickets > 0, 'no tickets in the details');
+      await byTestId(page, 'details-grid-1').locator('.rdg-row').first().waitFor();
+      await shot(page, 'recon-details-en');
+      await byTestId(page, 'details-create-task').click();
+      await byTestId(page, 'task-editor-dialog').waitFor();
+      const name = await byTestId(page, 'task-name').inputValue();
+      assert(name === `Reconciliation Review (${tickets}T / ${transactions}X)`, `task name ${name}`);
+      const remarks = await byTestId(page, 'task-remarks').inputValue();
+      assert(remarks.includes(`${tickets} tickets`), `remarks ${remarks}`);
+      const [answer] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/TaskTT/with-items')),
+        byTestId(page, 'task-save').click(),
+      ]);
+      assert(answer.status() < 300, `create task answered ${answer.status()}`);
+      const task = (await answer.json()).data;
+      const relations = await page.evaluate(async (id) => {
+        const res = await fetch(`/api/TaskTT/${id}/relations`, { headers: { Authorization: `Bearer ${localStorage.getItem('token')}` } });
+        return (await res.json()).data;
+      }, task.id);
+      assert(relations.ticketCount === tickets && relations.transactionCount === transactions, `task links ${relations.ticketCount}T / ${relations.transactionCount}X`);
+      await byTestId(page, 'task-created').waitFor();
+      await shot(page, 'recon-task-en');
+      await byTestId(page, 'task-created-close').click();
+      await byTestId(page, 'task-editor-dialog').waitFor({ state: 'detached' });
+      await byTestId(page, 'details-close').click();
+      await byTestId(page, 'details-dialog').waitFor({ state: 'detached' });
+      await clearToasts(page);
+    });
+
+    await check('the chain of a bank booking: payout, settlements and the booking, with why for an unmatched record', async () => {
+      await afterReport(page, VIEWS[2], () => byTestId(page, 'recon-tab-2').click());
+      const matched = byTestId(page, `grid-${VIEWS[2]}`).locator('.rdg-row', { has: page.locator('[data-severity="success"]') }).first();
+      await Promise.all([
+        page.waitForResponse((r) => /\/api\/recon\/chain\/bank\/\d+$/.test(r.url())),
+        matched.locator('.rdg-cell').nth(2).dblclick(),
+      ]);
+      await byTestId(page, 'chain-panel').waitFor();
+      await byTestId(page, 'chain-stage-bank').locator('.chain-card.is-start').waitFor();
+      assert((await byTestId(page, 'chain-stage-payout').locator('.chain-card').count()) >= 1, 'no payout in the chain');
+      assert((await byTestId(page, 'chain-stage-settlement').locator('.chain-card').count()) >= 1, 'no settlement in the chain');
+      const why = page.locator('[data-testid^="chain-why-"]').first();
+      if (await why.count()) {
+        await why.click();
+        await byTestId(page, 'chain-why').waitFor();
+      }
+      await shot(page, 'recon-chain-en');
+    });
+
+    await check('Swedish: the screen, its tabs and the chain translated', async () => {
+      await byTestId(page, 'chain-close').click();
+      await byTestId(page, 'language-button').click();
+      await byTestId(page, 'language-option-sv').click();
+      await page.locator('.recon-tab', { hasText: sv.recon.tabs.settlementBank }).waitFor();
+      assert((await byTestId(page, 'screen-title').textContent()) === sv.RECON.BANKSETTLEMENT, 'Swedish title');
+      await openFilters(page);
+      await shot(page, 'recon-tab3-sv');
+      const matched = byTestId(page, `grid-${VIEWS[2]}`).locator('.rdg-row', { has: page.locator('[data-severity="success"]') }).first();
+      await matched.locator('.rdg-cell').nth(2).dblclick();
+      await byTestId(page, 'chain-stage-bank').locator('.chain-card.is-start').waitFor();
+      await page.locator('.chain-stage__title', { hasText: sv.recon.kinds.payout }).waitFor();
+      await shot(page, 'recon-chain-sv');
+      await byTestId(page, 'chain-close').click();
+      await byTestId(page, 'language-button').click();
+      await byTestId(page, 'language-option-en').click();
+    });
+
+    await check('no page or console errors beyond expected 4xx answers', async () => {
+      assert(problems.length === 0, problems.join('; '));
+    });
+  } finally {
+    await browser.close();
+  }
+}
+
+await run(main);

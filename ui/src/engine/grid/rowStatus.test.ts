@@ -1,0 +1,59 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { declaredParams, rowBadge, rowStatusClass } from './rowStatus';
+import type { RowStatusMeta, ViewMeta } from '../types';
+
+/** The rowStatus rules as views.yaml declares them (read from the file, not copied). */
+function rule(view: string): RowStatusMeta {
+  const yaml = readFileSync(path.resolve(__dirname, '../../../../views.yaml'), 'utf8');
+  const block = yaml.slice(yaml.indexOf(`  ${view}:`));
+  const status = block.slice(block.indexOf('    rowStatus:'), block.indexOf('    columns:'));
+  const field = /field: (\S+)/.exec(status)![1]!;
+  const values: RowStatusMeta['values'] = {};
+  for (const m of status.matchAll(/'?([\w]+)'?: \{label: ([\w.]+), severity: (\w+)\}/g)) values[m[1]!] = { label: m[2]!, severity: m[3] as 'success' };
+  const otherwise = /otherwise: \{label: ([\w.]+), severity: (\w+)\}/.exec(status)!;
+  return { field, values, otherwise: { label: otherwise[1]!, severity: otherwise[2] as 'success' } };
+}
+
+describe('row colours from metadata (views.yaml rowStatus)', () => {
+  it('tickets vs transactions: 1 unmatched, 2 partial, anything else matched', () => {
+    const r = rule('VW_ReconTicketTransaction');
+    expect(r.field).toBe('ReconcileStatusNumber');
+    expect(rowStatusClass(r, { ReconcileStatusNumber: 1 })).toBe('grid-row--danger');
+    expect(rowStatusClass(r, { ReconcileStatusNumber: 2 })).toBe('grid-row--warning');
+    expect(rowStatusClass(r, { ReconcileStatusNumber: 3 })).toBe('grid-row--success');
+    expect(rowStatusClass(r, { ReconcileStatusNumber: null })).toBe('grid-row--success');
+    expect(rowBadge(r, { ReconcileStatusNumber: 1 })?.label).toBe('recon.status.unmatched');
+  });
+
+  it('ticket-only lookup: 1 matched, 2/3/4 partial, anything else unmatched', () => {
+    const r = rule('VW_ReconTicketLookup');
+    expect([1, 2, 3, 4, 5, null].map((n) => rowBadge(r, { ReconciliationStatusNumber: n })?.severity)).toEqual(['success', 'warning', 'warning', 'warning', 'danger', 'danger']);
+  });
+
+  it('settlements vs bank: 1 matched, 2 partial, anything else unmatched', () => {
+    const r = rule('VW_ReconSettlementBank');
+    expect([1, 2, 0, undefined].map((n) => rowStatusClass(r, { ReconStatusNumber: n }))).toEqual(['grid-row--success', 'grid-row--warning', 'grid-row--danger', 'grid-row--danger']);
+  });
+
+  it('transactions vs settlements: by the status word the report derives from the variance', () => {
+    const r = rule('VW_ReconTransactionSettlement');
+    expect(rowBadge(r, { ReconStatus: 'Matched' })?.severity).toBe('success');
+    expect(rowBadge(r, { ReconStatus: 'Partial' })?.severity).toBe('warning');
+    expect(rowBadge(r, { ReconStatus: 'Unmatched' })?.severity).toBe('danger');
+    expect(rowBadge(r, {})?.severity).toBe('danger');
+  });
+
+  it('no rule, no class; a rule without otherwise leaves unknown values plain', () => {
+    expect(rowStatusClass(undefined, { a: 1 })).toBeUndefined();
+    expect(rowBadge({ field: 'a', values: { '1': { label: 'x', severity: 'info' } } }, { a: 2 })).toBeNull();
+  });
+
+  it('params: only the names the view declares, none for a plain view', () => {
+    const view = { params: [{ name: 'fromDate', type: 'date' }, { name: 'currency', type: 'text', list: true }] } as unknown as ViewMeta;
+    expect(declaredParams(view, { fromDate: '2026-11-01', currency: ['USD'], clientUniqueId: '1' })).toEqual({ fromDate: '2026-11-01', currency: ['USD'] });
+    expect(declaredParams({ params: [] } as unknown as ViewMeta, { a: 1 })).toBeUndefined();
+    expect(declaredParams(view, undefined)).toBeUndefined();
+  });
+});

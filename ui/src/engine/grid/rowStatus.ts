@@ -1,0 +1,43 @@
+/**
+ * Row colours from metadata (views.yaml `rowStatus`): a view names the field whose value picks a
+ * badge (label and severity); any value not listed, an empty one too, gets `otherwise`. The grid
+ * gives each row the class grid-row--<severity> and shows the badge's label in a status column,
+ * so the colour never carries the meaning alone. And the values of a report's declared params
+ * (`params`), kept to the names the view declares.
+ */
+import type { Row, RowStatusMeta, StatusBadge, ViewMeta } from '../types';
+
+/** The badge of one row, or null when the view has no rule (or no fallback for the value). */
+export function rowBadge(rule: RowStatusMeta | undefined, row: Row): StatusBadge | null {
+  if (!rule) return null;
+  const value = row[rule.field];
+  return rule.values[value === null || value === undefined ? '' : String(value)] ?? rule.otherwise ?? null;
+}
+
+/** The row's CSS class: grid-row--success, grid-row--warning, grid-row--danger, ... */
+export function rowStatusClass(rule: RowStatusMeta | undefined, row: Row): string | undefined {
+  const badge = rowBadge(rule, row);
+  return badge ? `grid-row--${badge.severity}` : undefined;
+}
+
+/** The icon shown beside a status label, one per severity (readable without colour). */
+export const SEVERITY_ICON: Record<string, string> = {
+  success: 'pi-check-circle',
+  warning: 'pi-exclamation-circle',
+  danger: 'pi-times-circle',
+  info: 'pi-info-circle',
+  secondary: 'pi-circle',
+};
+
+/**
+ * The screen's values for the view's declared params only (a screen may hold more filters than
+ * one report takes; the server refuses undeclared names). Undefined when the view has none.
+ */
+export function declaredParams(view: ViewMeta | null, values: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!view?.params?.length || !values) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const p of view.params) {
+    if (values[p.name] !== undefined) out[p.name] = values[p.name];
+  }
+  return out;
+}

@@ -1,0 +1,107 @@
+import { describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { ToastProvider } from '../../shell/toast';
+import { created, mockApi, ok } from '../../test/apiMock';
+import { ChainPanel } from './ChainPanel';
+import type { Chain, WhyCandidate } from './recon';
+
+const link = (level: number, from: [string, number], to: [string, number], status: string, matchId: number | null) => ({
+  level,
+  from: { kind: from[0], id: from[1] },
+  to: { kind: to[0], id: to[1] },
+  status,
+  rule: status === 'unmatched' ? 'key' : 'exact',
+  amountVariance: '0',
+  dateLagDays: 0,
+  matchId,
+  runId: null,
+  createdBy: 'bo',
+  createdOn: null,
+});
+
+// Ticket 10 is unmatched; its sibling ticket 11 is matched to transaction 30, which is not settled.
+const chain = {
+  start: { kind: 'ticket', id: 10 },
+  tickets: [
+    { id: 10, TicketNumber: '1254400000010', Date: '2026-10-01', Amount: '1083.22', Currency: 'DKK' },
+    { id: 11, TicketNumber: '1254400000011', Date: '2026-10-01', Amount: '500.00', Currency: 'DKK' },
+  ],
+  transactions: [{ id: 30, ClientUniqueID: '1254400000011', Date: '2026-10-01', Amount: '500.00', Currency: 'DKK', ProviderActor: 'Nuvei' }],
+  settlements: [],
+  payouts: [],
+  bankBookings: [],
+  links: [link(1, ['ticket', 11], ['transaction', 30], 'matched', 77)],
+  truncated: false,
+} as unknown as Chain;
+
+const candidate = (id: number, extra: Partial<WhyCandidate>): WhyCandidate => ({
+  id,
+  amount: '1126.92',
+  currency: 'DKK',
+  date: '2026-10-02',
+  provider: 'Nuvei',
+  keyMatches: false,
+  providerMatches: true,
+  amountDifference: '-43.70',
+  amountTolerance: '1.00',
+  amountMissedBy: '42.70',
+  dateLagDays: 1,
+  dateTolerance: 2,
+  dateMissedBy: 0,
+  currencyDiffers: false,
+  differencePercent: null,
+  currencyTolerance: null,
+  currencyMissedBy: null,
+  matchedElsewhere: false,
+  undoneByUser: false,
+  reasons: [],
+  ...extra,
+});
+
+describe('ChainPanel', () => {
+  it('shows each record with its status per level, undoes a match, says why a record did not match and matches a candidate', async () => {
+    const api = mockApi({
+      'GET /api/recon/chain/ticket/10': ok(chain),
+      'GET /api/recon/ticket-transaction/why/left/10': ok({
+        record: chain.tickets[0],
+        match: null,
+        candidates: [
+          candidate(21, { reasons: ['key', 'amount'] }),
+          candidate(22, { matchedElsewhere: true, reasons: ['matchedElsewhere'], date: '2026-10-14', dateLagDays: 13, dateMissedBy: 11 }),
+        ],
+      }),
+      'POST /api/recon/ticket-transaction/match': created({ id: 90, status: 'matched' }),
+    });
+    const onUndo = vi.fn();
+    const onMatched = vi.fn();
+    render(
+      <ToastProvider>
+        <ChainPanel start={{ kind: 'ticket', id: 10 }} reloadToken={0} onClose={() => {}} onUndo={onUndo} onMatched={onMatched} />
+      </ToastProvider>,
+    );
+    const start = await screen.findByTestId('chain-card-ticket-10');
+    expect(start.className).toContain('is-start');
+    expect(start.className).toContain('chain-card--danger');
+    expect(screen.getByTestId('chain-state-ticket-10-1').textContent).toContain('Tickets vs Transactions: Unmatched');
+    expect(screen.getByTestId('chain-card-ticket-11').className).toContain('chain-card--success');
+    // A transaction is in two levels: matched to its ticket, not yet to a settlement.
+    expect(screen.getByTestId('chain-state-transaction-30-1').textContent).toContain('Matched');
+    expect(screen.getByTestId('chain-state-transaction-30-2').textContent).toContain('Unmatched');
+    expect(screen.getByTestId('chain-stage-bank').textContent).toContain('None found');
+
+    fireEvent.click(screen.getByTestId('chain-undo-ticket-11-1'));
+    expect(onUndo).toHaveBeenCalledWith({ slug: 'ticket-transaction', matchId: 77, what: 'Ticket 1254400000011' });
+
+    fireEvent.click(screen.getByTestId('chain-why-ticket-10-1'));
+    const first = await screen.findByTestId('chain-why-candidate-21');
+    expect(first.textContent).toContain('different reference');
+    expect(first.textContent).toContain('amount differs by -43.70, tolerance 1.00 (missed by 42.70)');
+    const second = screen.getByTestId('chain-why-candidate-22');
+    expect(second.textContent).toContain('already matched to another record');
+    expect((within(second).getByTestId('chain-why-match-22') as HTMLButtonElement).disabled).toBe(true);
+
+    fireEvent.click(within(first).getByTestId('chain-why-match-21'));
+    await waitFor(() => expect(onMatched).toHaveBeenCalled());
+    expect(api.callsTo('POST', '/api/recon/ticket-transaction/match')[0]!.body).toEqual({ leftId: 10, rightId: 21 });
+  });
+});

@@ -1,0 +1,283 @@
+/**
+ * The chain of a record and why it did not match (issue 12 item 7): a side panel showing ticket
+ * -> transaction -> settlement -> payout -> bank booking with each record's status per level,
+ * and for a record left unmatched at a level the closest candidates with the tolerance each one
+ * missed. The quickest way from a red row to its cause.
+ */
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Sidebar } from 'primereact/sidebar';
+import { Button } from 'primereact/button';
+import { Message } from 'primereact/message';
+import { ProgressBar } from 'primereact/progressbar';
+import { formatValue } from '../../engine/fields';
+import type { Row } from '../../engine/types';
+import { errorText, levelsOf, reconApi, type Chain, type ChainLink, type ChainRef, type LevelDef, type RecordKind, type Why, type WhyCandidate } from './recon';
+import { useFormatContext } from './RecordGrid';
+import { useToast } from '../../shell/toast';
+import type { UndoTarget } from './UndoMatchDialog';
+
+const STAGES: Array<{ kind: RecordKind; list: keyof Pick<Chain, 'tickets' | 'transactions' | 'settlements' | 'payouts' | 'bankBookings'> }> = [
+  { kind: 'ticket', list: 'tickets' },
+  { kind: 'transaction', list: 'transactions' },
+  { kind: 'settlement', list: 'settlements' },
+  { kind: 'payout', list: 'payouts' },
+  { kind: 'bank', list: 'bankBookings' },
+];
+
+const LIVE = new Set(['matched', 'partial', 'investigation']);
+
+/** The level links of one record: where it is the left (from) or the right (to) side. */
+export function recordLinks(chain: Chain, kind: RecordKind, id: number): ChainLink[] {
+  return chain.links.filter((l) => (l.from.kind === kind && l.from.id === id) || (l.to.kind === kind && l.to.id === id));
+}
+
+/** Per level the record takes part in: its live match, or none (then "why" can be asked). */
+export function levelStates(chain: Chain, kind: RecordKind, id: number) {
+  const links = recordLinks(chain, kind, id);
+  return levelsOf(kind).map(({ level, side }) => {
+    const live = links.find((l) => l.level === level.tab + 1 && LIVE.has(l.status));
+    return { level, side, link: live ?? null };
+  });
+}
+
+function severityOf(status: string | undefined): 'success' | 'warning' | 'danger' {
+  return status === 'matched' ? 'success' : status === 'partial' || status === 'investigation' ? 'warning' : 'danger';
+}
+
+const RECORD_LABEL: Record<RecordKind, string[]> = {
+  ticket: ['TicketNumber'],
+  transaction: ['ClientUniqueID'],
+  settlement: ['ClientUniqueID', 'PayoutID'],
+  payout: ['PayoutID'],
+  bank: ['BankAccount'],
+};
+
+export function ChainPanel({
+  start,
+  onClose,
+  onUndo,
+  onMatched,
+  reloadToken,
+}: {
+  start: ChainRef | null;
+  onClose(): void;
+  onUndo(target: UndoTarget): void;
+  /** A candidate was matched from the why list: the grids and this chain reload. */
+  onMatched(): void;
+  reloadToken: number;
+}) {
+  const { t } = useTranslation();
+  const ctx = useFormatContext();
+  const [chain, setChain] = useState<Chain | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [why, setWhy] = useState<WhyState | null>(null);
+
+  useEffect(() => {
+    if (!start) return undefined;
+    let alive = true;
+    setChain(null);
+    setFailure(null);
+    setWhy(null);
+    reconApi.chain(start.kind, start.id).then(
+      (answer) => alive && setChain(answer),
+      (err: unknown) => alive && setFailure(errorText(err, t, 'recon.toasts.loadFailed')),
+    );
+    return () => {
+      alive = false;
+    };
+  }, [start, reloadToken, t]);
+
+  const askWhy = (kind: RecordKind, id: number, level: LevelDef, side: 'left' | 'right') => {
+    const key = `${kind}-${id}-${level.slug}`;
+    if (why?.key === key) {
+      setWhy(null);
+      return;
+    }
+    setWhy({ key, id, side, level, data: null, error: null });
+    reconApi.why(level.slug, side, id).then(
+      (data) => setWhy((w) => (w?.key === key ? { ...w, data } : w)),
+      (err: unknown) => setWhy((w) => (w?.key === key ? { ...w, error: errorText(err, t, 'recon.toasts.loadFailed') } : w)),
+    );
+  };
+
+  const money = (amount: unknown, currency: unknown) =>
+    amount === null || amount === undefined ? '' : `${formatValue(amount, { field: 'a', type: 'decimal', label: '', sortable: false, ops: [], scale: 2 }, ctx)} ${currency ? String(currency) : ''}`.trim();
+  const date = (value: unknown) => formatValue(value, { field: 'd', type: 'date', label: '', sortable: false, ops: [] }, ctx);
+
+  const renderCard = (kind: RecordKind, record: Row) => {
+    const id = Number(record.id);
+    const isStart = start?.kind === kind && start.id === id;
+    const states = chain ? levelStates(chain, kind, id) : [];
+    const worst = states.some((s) => !s.link) ? 'danger' : states.some((s) => s.link && s.link.status !== 'matched') ? 'warning' : 'success';
+    const title = RECORD_LABEL[kind].map((f) => record[f]).find((v) => v !== null && v !== undefined && v !== '') ?? `#${id}`;
+    return (
+      <li key={`${kind}-${id}`} className={`chain-card chain-card--${worst}${isStart ? ' is-start' : ''}`} data-testid={`chain-card-${kind}-${id}`}>
+        <div className="chain-card__head">
+          <strong>{String(title)}</strong>
+          <span className="muted">#{id}</span>
+          {isStart && <span className="chain-card__start">{t('recon.chain.start')}</span>}
+        </div>
+        <div className="chain-card__facts">
+          <span>{date(record.Date)}</span>
+          <span className="chain-card__amount">{money(record.Amount, record.Currency)}</span>
+          {record.ProviderActor ? <span>{String(record.ProviderActor)}</span> : null}
+          {record.IsManualAdjust ? <span className="chain-card__tag">{t('recon.chain.manualAdjust')}</span> : null}
+        </div>
+        <ul className="chain-card__levels">
+          {states.map(({ level, side, link }) => (
+            <li key={level.slug} className={`grid-row-status grid-row-status--${severityOf(link?.status)}`} data-testid={`chain-state-${kind}-${id}-${level.tab + 1}`}>
+              <i className={`pi ${link ? (link.status === 'matched' ? 'pi-check-circle' : 'pi-exclamation-circle') : 'pi-times-circle'}`} aria-hidden="true" />
+              <span>
+                {t(level.title)}: {t(`recon.status.${link?.status ?? 'unmatched'}`)}
+                {link && (
+                  <span className="muted chain-card__rule">
+                    {' '}
+                    {t(`recon.chain.rules.${link.rule}`, { defaultValue: link.rule })}
+                    {link.amountVariance && Number(link.amountVariance) !== 0 ? ` · ${t('recon.chain.variance', { value: money(link.amountVariance, '') })}` : ''}
+                    {link.dateLagDays ? ` · ${t('recon.chain.lag', { count: link.dateLagDays })}` : ''}
+                    {link.createdBy ? ` · ${link.createdBy}` : ''}
+                  </span>
+                )}
+              </span>
+              {link?.matchId != null && (
+                <button type="button" className="link-button" data-testid={`chain-undo-${kind}-${id}-${level.tab + 1}`} onClick={() => onUndo({ slug: level.slug, matchId: link.matchId!, what: `${t(`recon.kinds.${kind}`)} ${String(title)}` })}>
+                  {t('recon.chain.undo')}
+                </button>
+              )}
+              {!link && (
+                <button type="button" className="link-button" data-testid={`chain-why-${kind}-${id}-${level.tab + 1}`} onClick={() => askWhy(kind, id, level, side)}>
+                  {t('recon.why.ask')}
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+        {why && why.key.startsWith(`${kind}-${id}-`) && <WhyView why={why} money={money} date={date} onMatched={onMatched} />}
+      </li>
+    );
+  };
+
+  return (
+    <Sidebar visible={start !== null} position="right" onHide={onClose} className="chain-panel" data-testid="chain-panel" header={<h2 className="chain-panel__title">{start ? t('recon.chain.title', { kind: t(`recon.kinds.${start.kind}`), id: start.id }) : ''}</h2>}>
+      {!chain && !failure && <ProgressBar mode="indeterminate" className="grid-progress" />}
+      {failure && <Message severity="error" text={failure} />}
+      {chain && (
+        <ol className="chain-stages">
+          {STAGES.map(({ kind, list }) => {
+            const records = chain[list] ?? [];
+            return (
+              <li key={kind} className="chain-stage" data-testid={`chain-stage-${kind}`}>
+                <h3 className="chain-stage__title">
+                  {t(`recon.kinds.${kind}`)} <span className="muted">({records.length})</span>
+                </h3>
+                {records.length === 0 ? <p className="muted chain-stage__none">{t('recon.chain.none')}</p> : <ul className="chain-cards">{records.map((r) => renderCard(kind, r))}</ul>}
+              </li>
+            );
+          })}
+        </ol>
+      )}
+      {chain?.truncated && <Message severity="info" text={t('recon.chain.truncated')} />}
+      <div className="chain-panel__footer">
+        <Button type="button" text label={t('common.close')} onClick={onClose} data-testid="chain-close" />
+      </div>
+    </Sidebar>
+  );
+}
+
+/** The translated reasons one candidate missed, with the numbers that decide. */
+export function reasonTexts(c: WhyCandidate, t: (key: string, o?: Record<string, unknown>) => string, money: (v: unknown, cur: unknown) => string): string[] {
+  return c.reasons.map((reason) => {
+    switch (reason) {
+      case 'amount':
+        return t('recon.why.reasons.amount', { difference: money(c.amountDifference, ''), tolerance: money(c.amountTolerance, ''), missed: money(c.amountMissedBy, '') });
+      case 'date':
+        return t('recon.why.reasons.date', { lag: c.dateLagDays ?? '', tolerance: c.dateTolerance ?? '', missed: c.dateMissedBy ?? '' });
+      case 'currency':
+        return t('recon.why.reasons.currency', { percent: c.differencePercent ?? '', tolerance: c.currencyTolerance ?? '', missed: c.currencyMissedBy ?? '' });
+      default:
+        return t(`recon.why.reasons.${reason}`);
+    }
+  });
+}
+
+interface WhyState {
+  key: string;
+  /** The record asked about and its side at the level. */
+  id: number;
+  side: 'left' | 'right';
+  level: LevelDef;
+  data: Why | null;
+  error: string | null;
+}
+
+function WhyView({ why, money, date, onMatched }: { why: WhyState; money: (v: unknown, c: unknown) => string; date: (v: unknown) => string; onMatched(): void }) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const [busy, setBusy] = useState<number | null>(null);
+  // A candidate matched by hand from here: the record asked about on its side, the candidate on the other.
+  const matchWith = async (candidate: number) => {
+    const [leftId, rightId] = why.side === 'left' ? [why.id, candidate] : [candidate, why.id];
+    setBusy(candidate);
+    try {
+      await reconApi.match(why.level.slug, { leftId, rightId }, false);
+      toast.success(t('recon.toasts.reconciled'));
+      onMatched();
+    } catch (err) {
+      toast.error(errorText(err, t, 'recon.toasts.reconcileFailed'));
+    } finally {
+      setBusy(null);
+    }
+  };
+  if (why.error) return <Message severity="error" text={why.error} />;
+  if (!why.data) return <ProgressBar mode="indeterminate" className="grid-progress" />;
+  const candidates = why.data.candidates ?? [];
+  return (
+    <div className="chain-why" data-testid="chain-why">
+      <h4 className="chain-why__title">{t('recon.why.title', { level: t(why.level.title) })}</h4>
+      {candidates.length === 0 ? (
+        <p className="muted" data-testid="chain-why-none">{t('recon.why.none')}</p>
+      ) : (
+        <table className="chain-why__table">
+          <thead>
+            <tr>
+              <th>{t('recon.why.candidate')}</th>
+              <th>{t('recon.why.amount')}</th>
+              <th>{t('recon.why.date')}</th>
+              <th>{t('recon.why.missed')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {candidates.map((c) => {
+              const reasons = reasonTexts(c, t, money);
+              return (
+                <tr key={c.id} data-testid={`chain-why-candidate-${c.id}`}>
+                  <td>
+                    #{c.id}
+                    {c.provider ? <div className="muted">{c.provider}</div> : null}
+                  </td>
+                  <td className="grid-cell--number">{money(c.amount, c.currency)}</td>
+                  <td>{date(c.date)}</td>
+                  <td>
+                    <button type="button" className="link-button chain-why__match" disabled={busy !== null || c.matchedElsewhere} onClick={() => void matchWith(c.id)} data-testid={`chain-why-match-${c.id}`}>
+                      {t('recon.why.match')}
+                    </button>
+                    {reasons.length === 0 ? (
+                      <span className="chain-why__reason chain-why__reason--ok">{t('recon.why.withinTolerance')}</span>
+                    ) : (
+                      reasons.map((r) => (
+                        <span key={r} className="chain-why__reason">
+                          {r}
+                        </span>
+                      ))
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}

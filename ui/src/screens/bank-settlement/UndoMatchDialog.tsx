@@ -1,0 +1,90 @@
+/**
+ * Undo a match (issue 12 item 6): a confirmation that asks for the required reason, then
+ * DELETE /recon/{level}/match/{id}. A failure keeps the dialog open with the server's text.
+ */
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Dialog } from 'primereact/dialog';
+import { Button } from 'primereact/button';
+import { InputTextarea } from 'primereact/inputtextarea';
+import { Message } from 'primereact/message';
+import { useToast } from '../../shell/toast';
+import { errorText, reconApi, type LevelSlug } from './recon';
+
+export interface UndoTarget {
+  slug: LevelSlug;
+  matchId: number;
+  /** What is unmatched, for the question (e.g. "ticket 1234567890123"). */
+  what: string;
+}
+
+export function UndoMatchDialog({ target, onClose, onUndone }: { target: UndoTarget | null; onClose(): void; onUndone(): void }) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const [reason, setReason] = useState('');
+  const [touched, setTouched] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+
+  useEffect(() => {
+    setReason('');
+    setTouched(false);
+    setFailure(null);
+  }, [target]);
+
+  const missing = reason.trim() === '';
+  const submit = async () => {
+    setTouched(true);
+    if (!target || missing) return;
+    setBusy(true);
+    setFailure(null);
+    try {
+      await reconApi.undo(target.slug, target.matchId, reason.trim());
+      toast.success(t('recon.toasts.undone'));
+      onUndone();
+      onClose();
+    } catch (err) {
+      const text = errorText(err, t, 'recon.toasts.undoFailed');
+      setFailure(text);
+      toast.error(text);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Dialog
+      visible={target !== null}
+      onHide={onClose}
+      header={t('recon.undo.title')}
+      modal
+      style={{ width: 'min(480px, 94vw)' }}
+      data-testid="undo-dialog"
+      footer={
+        <div className="recon-dialog__footer">
+          <Button type="button" severity="danger" icon="pi pi-undo" label={t('recon.undo.confirm')} loading={busy} onClick={() => void submit()} data-testid="undo-confirm" />
+          <Button type="button" text label={t('common.cancel')} onClick={onClose} data-testid="undo-cancel" />
+        </div>
+      }
+    >
+      <p className="recon-undo__question">
+        <i className="pi pi-exclamation-triangle" aria-hidden="true" /> {target ? t('recon.undo.question', { what: target.what, id: target.matchId }) : ''}
+      </p>
+      {failure && <Message severity="error" text={failure} className="recon-dialog__message" />}
+      <label htmlFor="undo-reason" className="recon-field__label">
+        {t('recon.undo.reason')} <span className="recon-required">*</span>
+      </label>
+      <InputTextarea
+        id="undo-reason"
+        value={reason}
+        rows={3}
+        autoResize
+        maxLength={500}
+        className={`w-full${touched && missing ? ' p-invalid' : ''}`}
+        onChange={(e) => setReason(e.target.value)}
+        data-testid="undo-reason"
+      />
+      {touched && missing && <small className="recon-field__error">{t('recon.undo.reasonRequired')}</small>}
+    </Dialog>
+  );
+}
