@@ -8,7 +8,7 @@
 // and a closing "e2e: N passed, M failed"; exits non-zero on a failure.
 import path from 'node:path';
 import {
-  ADMIN_PASSWORD, BASE_URL, SCREENSHOT_DIR,
+  BASE_URL, SCREENSHOT_DIR,
   afterGrid, assert, byTestId, clearToasts, collectProblems, createChecks, filterBy, launchBrowser, loadTranslations, openPage,
   openScreen, shot, signIn, submitSignIn, waitForHash,
 } from './lib.mjs';
