@@ -7,6 +7,7 @@
  */
 import { useCallback, useMemo, useRef, useState, type MouseEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router-dom';
 import { TabView, TabPanel } from 'primereact/tabview';
 import { Button } from 'primereact/button';
 import { ContextMenu } from 'primereact/contextmenu';
@@ -18,6 +19,7 @@ import type { Row } from '../../engine/types';
 import {
   defaultFilters,
   isTicketLookup,
+  linkedFilters,
   loadSavedFilters,
   loadTabIndex,
   reportParams,
@@ -45,21 +47,27 @@ interface RowAction {
   run(): void;
 }
 
-function initialFilters(): { filters: DashboardFilters; saved: boolean } {
+function initialFilters(search: URLSearchParams): { filters: DashboardFilters; saved: boolean; tab: TabIndex | null } {
   const saved = loadSavedFilters(localStorage);
-  if (saved && !validateFilters(saved, 0)) return { filters: saved, saved: true };
-  return { filters: defaultFilters(new Date()), saved: false };
+  const base = saved && !validateFilters(saved, 0) ? saved : defaultFilters(new Date());
+  // A link (from the home screen's figures) says what to show; the panel stays closed on it.
+  const linked = linkedFilters(search, base);
+  if (linked) return { filters: linked.filters, saved: true, tab: linked.tab };
+  return { filters: base, saved: base === saved, tab: null };
 }
 
 export default function BankSettlementScreen() {
   const { t } = useTranslation();
   const toast = useToast();
-  const initial = useMemo(initialFilters, []);
+  const [search] = useSearchParams();
+  // Read once, on opening: later changes of the filters are the user's.
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const initial = useMemo(() => initialFilters(search), []);
   const [draft, setDraft] = useState<DashboardFilters>(initial.filters);
   const [applied, setApplied] = useState<DashboardFilters>(initial.filters);
   const [filtersOpen, setFiltersOpen] = useState(!initial.saved);
   const [filterError, setFilterError] = useState<FilterError | null>(null);
-  const [tab, setTab] = useState<TabIndex>(() => loadTabIndex(localStorage));
+  const [tab, setTab] = useState<TabIndex>(() => initial.tab ?? loadTabIndex(localStorage));
   const [reload, setReload] = useState<Record<LevelSlug, number>>({ 'ticket-transaction': 0, 'transaction-settlement': 0, 'settlement-bank': 0 });
   const [manual, setManual] = useState<LevelDef | null>(null);
   const [details, setDetails] = useState<{ level: LevelDef; row: Row } | null>(null);

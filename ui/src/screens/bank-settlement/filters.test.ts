@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import en from '../../i18n/en.json';
 import {
+  linkedFilters,
   defaultFilters,
   isTicketLookup,
   loadSavedFilters,
@@ -80,5 +81,26 @@ describe('dashboard filters', () => {
     expect(loadTabIndex(localStorage)).toBe(2);
     localStorage.setItem('bankSettlementTabIndex', '7');
     expect(loadTabIndex(localStorage)).toBe(0);
+  });
+});
+
+describe('a link into the dashboard', () => {
+  const base = { fromDate: '2026-11-01', toDate: '2026-11-24', currency: ['USD'], provider: [], clientUniqueId: '' };
+
+  it('names nothing: the saved or default filters stay', () => {
+    expect(linkedFilters(new URLSearchParams(''), base)).toBeNull();
+    expect(linkedFilters(new URLSearchParams('other=1'), base)).toBeNull();
+  });
+
+  it('replaces what it names and keeps the rest, with the tab', () => {
+    const got = linkedFilters(new URLSearchParams('tab=2&fromDate=2026-10-01&toDate=2026-10-31&provider=Nuvei,Amex'), base);
+    expect(got).toEqual({
+      filters: { fromDate: '2026-10-01', toDate: '2026-10-31', currency: ['USD'], provider: ['Nuvei', 'Amex'], clientUniqueId: '' },
+      tab: 2,
+    });
+  });
+
+  it('ignores a tab that does not exist', () => {
+    expect(linkedFilters(new URLSearchParams('tab=7&clientUniqueId=1254400000086'), base)?.tab).toBeNull();
   });
 });

@@ -125,3 +125,26 @@ export function loadTabIndex(storage: Storage): TabIndex {
 export function saveTabIndex(storage: Storage, tab: TabIndex): void {
   storage.setItem(TAB_KEY, String(tab));
 }
+
+/**
+ * Filters and tab from a link into the screen (the home screen's figures link here as
+ * #/dashboard/bank-settlement?tab=0&fromDate=...&toDate=...): the values the link names replace
+ * those of base; null when the link names none. Bad values are left to validation.
+ */
+export function linkedFilters(search: URLSearchParams, base: DashboardFilters): { filters: DashboardFilters; tab: TabIndex | null } | null {
+  const names = ['tab', 'fromDate', 'toDate', 'currency', 'provider', 'clientUniqueId'];
+  if (!names.some((n) => search.has(n))) return null;
+  const list = (name: string, fallback: string[]) =>
+    search.has(name) ? (search.get(name) ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '') : fallback;
+  const n = Number(search.get('tab'));
+  return {
+    filters: {
+      fromDate: search.get('fromDate') ?? base.fromDate,
+      toDate: search.get('toDate') ?? base.toDate,
+      currency: list('currency', base.currency),
+      provider: list('provider', base.provider),
+      clientUniqueId: search.get('clientUniqueId') ?? base.clientUniqueId,
+    },
+    tab: search.has('tab') && (n === 0 || n === 1 || n === 2) ? n : null,
+  };
+}
