@@ -8,7 +8,7 @@
 // and a closing "e2e: N passed, M failed"; exits non-zero on a failure.
 import path from 'node:path';
 import {
-  BASE_URL, SCREENSHOT_DIR,
+  ADMIN_PASSWORD, ADMIN_USER, BASE_URL, SCREENSHOT_DIR,
   afterGrid, assert, byTestId, clearToasts, collectProblems, createChecks, filterBy, launchBrowser, loadTranslations, openPage,
   openScreen, shot, signIn, submitSignIn, waitForHash,
 } from './lib.mjs';
@@ -91,7 +91,7 @@ async function main() {
       assert(strength !== 'strong', `"Password2026" is called ${strength}, the server refuses it`);
       await page.getByRole('button', { name: en.forgotPassword.resetPassword }).click();
       await byTestId(page, 'new-password-error').waitFor();
-      await page.locator('#new-password').fill('Password2026!');
+      await page.locator('#new-password').fill('Tq7#mZp2vLx');
       assert((await byTestId(page, 'password-strength').getAttribute('data-strength')) === 'strong', 'a valid password is not strong');
       await page.getByRole('button', { name: en.forgotPassword.resetPassword }).click();
       await toast(page, 'wrong or no longer valid').waitFor();
@@ -272,7 +272,9 @@ async function main() {
       await signOut(page);
       await page.evaluate(() => localStorage.removeItem('defaultLang'));
       await chooseLanguage(page, 'en');
-      await signIn(page);
+      // Not signIn: it puts the admin's language back to English first.
+      await submitSignIn(page, ADMIN_USER, ADMIN_PASSWORD);
+      await waitForHash(page, '#/dashboard/home');
       await page.waitForFunction(() => document.documentElement.lang === 'sv');
       await Promise.all([page.waitForResponse(saved), chooseLanguage(page, 'en')]);
     });

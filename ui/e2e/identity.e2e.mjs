@@ -6,6 +6,7 @@
 // check and a closing "e2e: N passed, M failed"; exits non-zero on a failure.
 import path from 'node:path';
 import {
+  resetAdminLanguage,
   ADMIN_PASSWORD, ADMIN_USER, BASE_URL, SCREENSHOT_DIR, TIMEOUT,
   assert, byTestId, collectProblems, createChecks, launchBrowser, loadTranslations, openPage, submitSignIn, waitForHash,
 } from './lib.mjs';
@@ -87,6 +88,7 @@ async function main() {
     const problems = collectProblems(page, (msg) => msg.text().includes('status of 403') && msg.location().url.endsWith('/api/users'));
 
     await check('admin signs in; the role list (metadata grid) shows its header and Add Role opens the role form', async () => {
+      await resetAdminLanguage(); // an earlier script may have left the admin's profile in Swedish
       await submitSignIn(page, ADMIN_USER, ADMIN_PASSWORD);
       await waitForHash(page, '#/dashboard/home');
       await byTestId(page, 'screen-title').waitFor();

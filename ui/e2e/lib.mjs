@@ -133,8 +133,35 @@ export async function submitSignIn(page, username, password) {
 /** Signs in through the sign-in screen with the server's admin account. */
 export async function signIn(page) {
   assert(ADMIN_PASSWORD, 'ADMIN_PASSWORD is not set');
+  await resetAdminLanguage();
   await submitSignIn(page, ADMIN_USER, ADMIN_PASSWORD);
   await waitForHash(page, '#/dashboard/home');
+}
+
+/**
+ * Puts the admin's saved language back to English through the API: the profile keeps a
+ * language chosen with the globe button, so a script that showed Swedish would otherwise hand
+ * its successors a Swedish admin. Signs out of the session it used.
+ */
+export async function resetAdminLanguage() {
+  const login = await fetch(`${BASE_URL}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ username: ADMIN_USER, password: ADMIN_PASSWORD }),
+  });
+  const token = (await login.json())?.data?.token;
+  if (!token) return;
+  const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+  try {
+    const profile = (await (await fetch(`${BASE_URL}/api/profile`, { headers })).json())?.data;
+    if (profile?.languageCode && profile.languageCode !== 'en') {
+      const { id: _id, username: _username, ...stored } = profile;
+      const saved = await fetch(`${BASE_URL}/api/profile`, { method: 'PUT', headers, body: JSON.stringify({ ...stored, languageCode: 'en' }) });
+      assert(saved.ok, `resetting the admin's language: ${saved.status} ${await saved.text()}`);
+    }
+  } finally {
+    await fetch(`${BASE_URL}/api/auth/logout`, { method: 'POST', headers });
+  }
 }
 
 /** Closes every toast so the next check sees only its own. */

@@ -47,8 +47,8 @@ async function main() {
 
     await check('setup: two actors, a USD rate and a bank statement imported through the API', async () => {
       for (const p of [
-        { trans: nuvei, providers: `Nuvei ${suffix}`, priority: 1, IN_OUT: 'IN', distrRvnSettle: 'Yes', distrDriver: 'No', affectsBalance: 'Yes', reconMapping: `NUVEI-${suffix}` },
-        { trans: amex, providers: `Amex ${suffix}`, priority: 2, IN_OUT: 'IN', distrRvnSettle: 'Yes', distrDriver: 'Yes', affectsBalance: 'Yes', reconMapping: `AMEX-${suffix}` },
+        { trans: nuvei, providers: `Nuvei ${suffix}`, priority: 0, IN_OUT: 'IN', distrRvnSettle: 'Yes', distrDriver: 'No', affectsBalance: 'Yes', reconMapping: `NUVEI-${suffix}` },
+        { trans: amex, providers: `Amex ${suffix}`, priority: 0, IN_OUT: 'IN', distrRvnSettle: 'Yes', distrDriver: 'Yes', affectsBalance: 'Yes', reconMapping: `AMEX-${suffix}` },
       ]) {
         const { status, body } = await callApi(page, 'POST', '/TransactionProviders', p);
         assert(status === 201 || status === 200, `actor ${status} ${JSON.stringify(body)}`);
