@@ -21,6 +21,7 @@ import (
 	"ledgerdesk/engine"
 	"ledgerdesk/screens/identity"
 	"ledgerdesk/screens/mail"
+	"ledgerdesk/screens/recon"
 	"ledgerdesk/server"
 )
 
@@ -286,6 +287,11 @@ type apiServer struct {
 }
 
 func startAPI(ctx context.Context, pool *pgxpool.Pool, eng *engine.Engine) (*apiServer, error) {
+	return startAPIWith(ctx, pool, eng, nil)
+}
+
+// startAPIWith is startAPI with reconciliation served too (rec may be nil).
+func startAPIWith(ctx context.Context, pool *pgxpool.Pool, eng *engine.Engine, rec *recon.Service) (*apiServer, error) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	secret, err := identity.LoadSecret(ctx, pool, "")
 	if err != nil {
@@ -300,7 +306,7 @@ func startAPI(ctx context.Context, pool *pgxpool.Pool, eng *engine.Engine) (*api
 	pool.Exec(ctx, `update app_user set password_hash = $1 where username = 'admin'`, mustHash(password))
 	pool.Exec(ctx, `delete from login_attempt`)
 	cfg, _ := server.LoadConfig(func(string) string { return "" })
-	app := server.New(server.Deps{Config: cfg, Pool: pool, Log: log, Identity: ident, Engine: eng})
+	app := server.New(server.Deps{Config: cfg, Pool: pool, Log: log, Identity: ident, Engine: eng, Recon: rec})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err

@@ -7,18 +7,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"sync"
 	"time"
 
-	"github.com/gofiber/fiber/v3"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"ledgerdesk/engine"
-	"ledgerdesk/screens/identity"
-	"ledgerdesk/screens/mail"
 	"ledgerdesk/screens/recon"
 	"ledgerdesk/server"
 )
@@ -195,32 +191,13 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds())
 // one client and with o.Clients.
 func reportPages(ctx context.Context, pool *pgxpool.Pool, md *engine.Metadata, svc *recon.Service, o ReconcileOptions, out io.Writer) error {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	secret, err := identity.LoadSecret(ctx, pool, "")
-	if err != nil {
-		return err
-	}
-	sender := &mail.Sender{Email: &mail.Outbox{Pool: pool, Log: log}, Mobile: &mail.Outbox{Pool: pool, Log: log}, Log: log}
-	ident := identity.New(identity.Options{Pool: pool, Secret: secret, Mail: sender, Log: log})
-	const password = "Bench#Admin2026"
-	if _, err := ident.EnsureAdmin(ctx, password); err != nil {
-		return err
-	}
-	pool.Exec(ctx, `update app_user set password_hash = $1 where username = 'admin'`, mustHash(password))
-	pool.Exec(ctx, `delete from login_attempt`)
 	eng := engine.New(engine.Options{Pool: pool, Metadata: md, Log: log})
-	cfg, _ := server.LoadConfig(func(string) string { return "" })
-	app := server.New(server.Deps{Config: cfg, Pool: pool, Log: log, Identity: ident, Engine: eng, Recon: svc})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := startAPIWith(ctx, pool, eng, svc)
 	if err != nil {
 		return err
 	}
-	go app.Listener(ln, fiber.ListenConfig{DisableStartupMessage: true})
-	defer app.Shutdown()
-	login, err := ident.Login(ctx, "admin", password, identity.Client{IP: "bench"})
-	if err != nil {
-		return err
-	}
-	base, client := "http://"+ln.Addr().String(), &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	defer srv.stop()
+	base, client := srv.base, &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	actor := engine.WithActor(ctx, &engine.Actor{Username: "bench", Screens: map[int]bool{13: true}})
 
 	const month = `"fromDate":"2025-06-01","toDate":"2025-06-30"`
@@ -237,7 +214,7 @@ func reportPages(ctx context.Context, pool *pgxpool.Pool, md *engine.Metadata, s
 			start := time.Now()
 			req, _ := http.NewRequestWithContext(ctx, "POST", base+"/api/recon/"+c.path+"/report", bytes.NewBufferString(body))
 			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Authorization", "Bearer "+login.Token)
+			req.Header.Set("Authorization", "Bearer "+srv.token)
 			res, err := client.Do(req)
 			if err != nil {
 				return 0, err
