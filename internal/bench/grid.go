@@ -103,28 +103,10 @@ func Grid(ctx context.Context, dbURL string, cfg server.Config, o GridOptions, o
 		return err
 	}
 	defer srv.stop()
-	base, token := srv.base, srv.token
 	admin := engine.WithActor(ctx, &engine.Actor{Username: "bench", Screens: map[int]bool{7: true}})
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 
-	api := func(body string) (time.Duration, error) {
-		start := time.Now()
-		req, _ := http.NewRequestWithContext(ctx, "POST", base+"/api/grid", bytes.NewBufferString(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Authorization", "Bearer "+token)
-		res, err := client.Do(req)
-		if err != nil {
-			return 0, err
-		}
-		// Read the whole answer, but decode only its head: the floor reads
-		// rows without decoding JSON either.
-		answer, err := io.ReadAll(res.Body)
-		res.Body.Close()
-		if err == nil && !bytes.HasPrefix(answer, []byte(`{"succeeded":true`)) {
-			err = fmt.Errorf("grid: %.200s", answer)
-		}
-		return time.Since(start), err
-	}
+	api := func(body string) (time.Duration, error) { return srv.post(ctx, client, "/api/grid", []byte(body)) }
 	sqlAlone := func(body string) (time.Duration, error) {
 		var r engine.GridRequest
 		json.Unmarshal([]byte(body), &r)
@@ -284,6 +266,25 @@ func Grid(ctx context.Context, dbURL string, cfg server.Config, o GridOptions, o
 type apiServer struct {
 	base, token string
 	stop        func() error
+}
+
+// post times one call of the API: the whole answer is read, but only its
+// head decoded (the floors read rows without decoding JSON either).
+func (s *apiServer) post(ctx context.Context, client *http.Client, path string, body []byte) (time.Duration, error) {
+	start := time.Now()
+	req, _ := http.NewRequestWithContext(ctx, "POST", s.base+path, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	res, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	answer, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err == nil && !bytes.HasPrefix(answer, []byte(`{"succeeded":true`)) {
+		err = fmt.Errorf("%s: %.200s", path, answer)
+	}
+	return time.Since(start), err
 }
 
 func startAPI(ctx context.Context, pool *pgxpool.Pool, eng *engine.Engine) (*apiServer, error) {

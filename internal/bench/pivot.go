@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -75,20 +74,7 @@ func Pivot(ctx context.Context, dbURL string, scfg server.Config, rows, iteratio
 
 	api := func(p reports.Params) (time.Duration, error) {
 		body, _ := json.Marshal(p)
-		start := time.Now()
-		req, _ := http.NewRequestWithContext(ctx, "POST", srv.base+"/api/reports/bank-overview", bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Authorization", "Bearer "+srv.token)
-		res, err := client.Do(req)
-		if err != nil {
-			return 0, err
-		}
-		answer, err := io.ReadAll(res.Body)
-		res.Body.Close()
-		if err == nil && !bytes.HasPrefix(answer, []byte(`{"succeeded":true`)) {
-			err = fmt.Errorf("bank overview: %.200s", answer)
-		}
-		return time.Since(start), err
+		return srv.post(ctx, client, "/api/reports/bank-overview", body)
 	}
 	sqlAlone := func(p reports.Params) (time.Duration, error) {
 		p, _ = p.Normalize()

@@ -197,7 +197,7 @@ func reportPages(ctx context.Context, pool *pgxpool.Pool, md *engine.Metadata, s
 		return err
 	}
 	defer srv.stop()
-	base, client := srv.base, &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	actor := engine.WithActor(ctx, &engine.Actor{Username: "bench", Screens: map[int]bool{13: true}})
 
 	const month = `"fromDate":"2025-06-01","toDate":"2025-06-30"`
@@ -211,20 +211,7 @@ func reportPages(ctx context.Context, pool *pgxpool.Pool, md *engine.Metadata, s
 	for _, c := range cases {
 		body := `{` + month + `,"PageSize":100}`
 		api := func() (time.Duration, error) {
-			start := time.Now()
-			req, _ := http.NewRequestWithContext(ctx, "POST", base+"/api/recon/"+c.path+"/report", bytes.NewBufferString(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Authorization", "Bearer "+srv.token)
-			res, err := client.Do(req)
-			if err != nil {
-				return 0, err
-			}
-			answer, err := io.ReadAll(res.Body)
-			res.Body.Close()
-			if err == nil && !bytes.HasPrefix(answer, []byte(`{"succeeded":true`)) {
-				err = fmt.Errorf("report: %.200s", answer)
-			}
-			return time.Since(start), err
+			return srv.post(ctx, client, "/api/recon/"+c.path+"/report", []byte(body))
 		}
 		var params map[string]any
 		json.Unmarshal([]byte(`{`+month+`}`), &params)
