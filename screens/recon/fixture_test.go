@@ -98,16 +98,20 @@ func (f *fixture) transaction(client, provider, amount, currency, date string) i
 		values ($1, $2, $3, 'Acq', 'Visa', $4, $5, 'Sale', $6, 1) returning id`, client, date, provider, currency, amount, f.key())
 }
 
-// settlement adds a settlement; gross "" leaves it empty (net + fees count).
+// settlement adds a settlement; gross "" leaves it empty (net + fees
+// count), fees "" too.
 func (f *fixture) settlement(payout, client, provider, currency, date, gross, fees, net string) int64 {
 	f.t.Helper()
-	var g *string
+	var g, fe *string
 	if gross != "" {
 		g = &gross
 	}
+	if fees != "" {
+		fe = &fees
+	}
 	return f.id(`insert into settlement (payout_id, client_unique_id, settlement_date, provider_actor, acquirer_bank, settlement_currency,
 		gross_amount, fees, settlement_net, natural_key, import_file_id)
-		values ($1, $2, $3, $4, 'Acq', $5, $6, $7, $8, $9, 1) returning id`, payout, client, date, provider, currency, g, fees, net, f.key())
+		values ($1, $2, $3, $4, 'Acq', $5, $6, $7, $8, $9, 1) returning id`, payout, client, date, provider, currency, g, fe, net, f.key())
 }
 
 // booking adds a processed bank booking of provider (manual provider when given).
