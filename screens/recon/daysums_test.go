@@ -56,7 +56,7 @@ func TestReportDaySumsFollowEveryWrite(t *testing.T) {
 	x4 := f.transaction("1000000000004", "Nuvei", "400.00", "EUR", "2025-03-03")
 	f.transaction("1000000000005", "Amex", "-50.00", "USD", "2025-03-03")
 	x6 := f.transaction("1000000000006", "Nuvei", "65.00", "USD", "2025-03-04") // outside the tolerance
-	f.transaction("1000000000008", "Amex", "80.00", "USD", "2025-03-09")         // too late
+	f.transaction("1000000000008", "Amex", "80.00", "USD", "2025-03-09")        // too late
 	f.settlement("P1", "1000000000001", "Nuvei", "USD", "2025-03-04", "100.00", "2.50", "97.50")
 	f.settlement("P1", "1000000000002", "Nuvei", "USD", "2025-03-04", "", "5.00", "195.40")
 	s3 := f.settlement("P2", "1000000000003", "Amex", "EUR", "2025-03-04", "300.00", "", "300.00")
