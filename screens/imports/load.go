@@ -1,11 +1,11 @@
 package imports
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -73,26 +73,22 @@ func (s *Service) Run(ctx context.Context, id int64) error {
 	return s.run(ctx, id, nil)
 }
 
-// run is Run with the upload's bytes when the caller still has them (they
-// are then not read back from the database).
-func (s *Service) run(ctx context.Context, id int64, content []byte) error {
+// run is Run with a way to read the upload when the caller still has it
+// (it is then not read back from the database); nil reads the stored parts.
+func (s *Service) run(ctx context.Context, id int64, open func() (io.ReadCloser, error)) error {
 	var kind Kind
 	var name, format, layout, actor string
-	query := `update import_file set status = 'running', started_on = $2 where id = $1 and status in ('queued', 'running')
-		returning kind, file_name, format, descriptor, created_by, `
-	stored := &content
-	if content != nil {
-		query += `null::bytea`
-		stored = new([]byte)
-	} else {
-		query += `content`
-	}
-	err := s.pool.QueryRow(ctx, query, id, s.now()).Scan(&kind, &name, &format, &layout, &actor, stored)
+	var size int64
+	err := s.pool.QueryRow(ctx, `update import_file set status = 'running', started_on = $2 where id = $1 and status in ('queued', 'running')
+		returning kind, file_name, format, descriptor, created_by, size_bytes`, id, s.now()).Scan(&kind, &name, &format, &layout, &actor, &size)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil // finished already (a retried job)
 	}
 	if err != nil {
 		return err
+	}
+	if open == nil {
+		open = func() (io.ReadCloser, error) { return openParts(ctx, s.pool, id, size) }
 	}
 	d := s.descriptors[layout]
 	if d == nil {
@@ -107,6 +103,11 @@ func (s *Service) run(ctx context.Context, id int64, content []byte) error {
 		// copyRows parses the file and COPYs its good rows into table, the
 		// parser and COPY running side by side, rows handed over in batches.
 		copyRows := func(table string) (int64, error) {
+			src, err := open()
+			if err != nil {
+				return 0, err
+			}
+			defer src.Close()
 			rows := make(chan [][]any, 16)
 			parseCtx, stop := context.WithCancel(ctx)
 			defer stop()
@@ -128,7 +129,7 @@ func (s *Service) run(ctx context.Context, id int64, content []byte) error {
 				}
 				var err error
 				read := 0
-				sum, err = Parse(parseCtx, d, name, bytes.NewReader(content), s.limits, func(r Row) error {
+				sum, err = Parse(parseCtx, d, name, src, s.limits, func(r Row) error {
 					read++
 					vals, err := dbValues(kind, r.Values)
 					if err != nil {
@@ -155,6 +156,9 @@ func (s *Service) run(ctx context.Context, id int64, content []byte) error {
 			for range rows { // let the parser finish if COPY stopped early
 			}
 			if err := <-parseErr; err != nil && !errors.Is(err, context.Canceled) {
+				if stored := (*partsError)(nil); errors.As(err, &stored) {
+					return 0, stored.err // the database, not the file: retried
+				}
 				return 0, err
 			}
 			return n, copyErr
@@ -275,8 +279,13 @@ func (s *Service) finish(ctx context.Context, id int64, kind Kind, name, actor s
 			return err
 		}
 		_, err = tx.Exec(ctx, `update import_file set status = $2, rows_read = $3, rows_loaded = $4, rows_overlap = $5, error = $6, row_errors = $7,
-			extraction_log_id = $8, finished_on = $9, content = null, error_code = $10, error_params = $11 where id = $1`,
+			extraction_log_id = $8, finished_on = $9, error_code = $10, error_params = $11 where id = $1`,
 			id, status, read, loaded, overlap, errText, rowErrors, logID, s.now(), errCode, errParams)
+		if err != nil {
+			return err
+		}
+		// The upload is not kept once its import is over, loaded or not.
+		_, err = tx.Exec(ctx, `delete from import_file_part where import_file_id = $1`, id)
 		return err
 	})
 }

@@ -2,10 +2,10 @@ package imports
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -21,7 +21,7 @@ type Upload struct {
 	Format   string // optional: csv, xlsx, camt053 or mt940; default: detected from the content
 	Layout   string // optional descriptor name; default: the format's default layout
 	FileName string
-	Content  []byte
+	Content  Content
 }
 
 // Submit checks an upload (kind, size, content against the kind and layout,
@@ -63,7 +63,7 @@ func (s *Service) ImportNow(ctx context.Context, u Upload) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.run(ctx, f.ImportID, u.Content); err != nil {
+	if err := s.run(ctx, f.ImportID, u.Content.Open); err != nil {
 		return nil, err
 	}
 	return s.Get(ctx, f.ImportID)
@@ -77,13 +77,23 @@ func (s *Service) submit(ctx context.Context, u Upload, enqueue bool) (*File, er
 	if name == "" || len(name) > 255 || strings.ContainsAny(name, "/\\\x00") {
 		return nil, engine.Invalid("file", "The file needs a plain name of at most 255 characters.").With("import.fileName")
 	}
-	if len(u.Content) == 0 {
-		return nil, engine.Invalid("file", "%s is empty.", name).With("import.empty", "file", name)
+	if u.Content.Size <= 0 || u.Content.Open == nil {
+		return nil, empty(name)
 	}
-	if int64(len(u.Content)) > s.limits.MaxBytes {
-		return nil, &engine.Error{Code: engine.CodeTooLarge, Field: "file", Message: fmt.Sprintf("%s is larger than the %d MB limit.", name, s.limits.MaxBytes>>20)}
+	if u.Content.Size > s.limits.MaxBytes {
+		return nil, tooLarge(name, s.limits.MaxBytes)
 	}
-	head := u.Content[:min(len(u.Content), SniffBytes)]
+	src, err := u.Content.Open()
+	if err != nil {
+		return nil, unreadable()
+	}
+	defer src.Close()
+	head := make([]byte, min(u.Content.Size, SniffBytes))
+	n, err := io.ReadFull(src, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, unreadable()
+	}
+	head = head[:n]
 	format, err := Detect(u.Kind, name, head)
 	if err != nil {
 		return nil, err
@@ -111,12 +121,22 @@ func (s *Service) submit(ctx context.Context, u Upload, enqueue bool) (*File, er
 	} else if d, err = DefaultDescriptor(u.Kind, format); err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(u.Content)
-	hash := hex.EncodeToString(sum[:])
 	actor := engine.ActorFrom(ctx).Username
 
 	var id int64
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// The row first, its hash not known yet; then the content, streamed
+		// into its parts and hashed on the way.
+		err := tx.QueryRow(ctx, `insert into import_file (kind, file_name, format, descriptor, sha256, size_bytes, created_by, created_on)
+			values ($1, $2, $3, $4, $5, $6, $7, $8) returning id`,
+			u.Kind, name, format, d.Name, unhashed, u.Content.Size, actor, s.now()).Scan(&id)
+		if err != nil {
+			return err
+		}
+		size, hash, err := storeParts(ctx, tx, id, name, io.MultiReader(bytes.NewReader(head), src), s.limits.MaxBytes)
+		if err != nil {
+			return err
+		}
 		// One upload of the same content at a time decides whether it is a duplicate.
 		if _, err := tx.Exec(ctx, `select pg_advisory_xact_lock(hashtextextended($1, 0))`, "import_file:"+string(u.Kind)+":"+hash); err != nil {
 			return err
@@ -124,10 +144,7 @@ func (s *Service) submit(ctx context.Context, u Upload, enqueue bool) (*File, er
 		if dup := duplicateOf(ctx, tx, u.Kind, hash); dup != nil {
 			return dup
 		}
-		err := tx.QueryRow(ctx, `insert into import_file (kind, file_name, format, descriptor, sha256, size_bytes, content, created_by, created_on)
-			values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning id`,
-			u.Kind, name, format, d.Name, hash, len(u.Content), u.Content, actor, s.now()).Scan(&id)
-		if err != nil {
+		if _, err := tx.Exec(ctx, `update import_file set sha256 = $2, size_bytes = $3 where id = $1`, id, hash, size); err != nil {
 			return err
 		}
 		if enqueue {
@@ -146,6 +163,9 @@ func (s *Service) submit(ctx context.Context, u Upload, enqueue bool) (*File, er
 	}
 	return s.Get(ctx, id)
 }
+
+// unhashed stands for the hash of an upload while its content is stored.
+const unhashed = "0000000000000000000000000000000000000000000000000000000000000000"
 
 // duplicateOf refuses content already imported, or queued to be. A running
 // import is not a duplicate (it may have been cut off by a crash and be
