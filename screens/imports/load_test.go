@@ -399,6 +399,9 @@ func TestImportGivenUpAfterLastTry(t *testing.T) {
 	if n := l.count(t, `select count(*) from extraction_log where id = $1 and status = 'Failed' and module = 'Ticket'`, *got.ExtractionLogID); n != 1 {
 		t.Errorf("extraction log row: %d", n)
 	}
+	if n := l.count(t, `select count(*) from import_file_part where import_file_id = $1`, f.ImportID); n != 0 {
+		t.Errorf("%d parts of the upload kept after giving up", n)
+	}
 	again := l.load(t, Ticket, "ticket.csv", content, "")
 	if again.Status != "succeeded" || again.RowsLoaded != 4 {
 		t.Errorf("upload again: %+v", again)

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 
 	"github.com/jackc/pgx/v5"
@@ -37,32 +39,78 @@ const partBytes = 1 << 20
 
 // storeParts writes the upload r as the parts of import id, hashing it on
 // the way, and returns its size and SHA-256. More than limit bytes is
-// refused as too large, nothing at all as empty.
+// refused as too large, nothing at all as empty. The parts go in one binary
+// COPY fed straight from r: each part passes through one buffer, never
+// copied into a query's parameters.
 func storeParts(ctx context.Context, tx pgx.Tx, id int64, name string, r io.Reader, limit int64) (size int64, hash string, err error) {
-	h := sha256.New()
-	buf := make([]byte, partBytes)
-	for seq := 0; ; seq++ {
-		n, readErr := io.ReadFull(r, buf)
-		if n > 0 {
-			if size += int64(n); size > limit {
-				return 0, "", tooLarge(name, limit)
-			}
-			h.Write(buf[:n])
-			if _, err := tx.Exec(ctx, `insert into import_file_part (import_file_id, seq, data) values ($1, $2, $3)`, id, seq, buf[:n]); err != nil {
-				return 0, "", err
-			}
-		}
-		if errors.Is(readErr, io.EOF) || errors.Is(readErr, io.ErrUnexpectedEOF) {
-			break
-		}
-		if readErr != nil {
-			return 0, "", unreadable()
-		}
+	src := &partsCopy{src: r, id: id, limit: limit, name: name, hash: sha256.New(), buf: make([]byte, partHeader+partBytes, partHeader+partBytes+2),
+		pending: []byte("PGCOPY\n\xff\r\n\x00\x00\x00\x00\x00\x00\x00\x00\x00")}
+	_, err = tx.Conn().PgConn().CopyFrom(ctx, src, `copy import_file_part (import_file_id, seq, data) from stdin with (format binary)`)
+	if src.err != nil { // the upload's own failure, which ended the COPY
+		return 0, "", src.err
 	}
-	if size == 0 {
+	if err != nil {
+		return 0, "", err
+	}
+	if src.size == 0 {
 		return 0, "", empty(name)
 	}
-	return size, hex.EncodeToString(h.Sum(nil)), nil
+	return src.size, hex.EncodeToString(src.hash.Sum(nil)), nil
+}
+
+// partHeader is what precedes a part's bytes in binary COPY: the field
+// count, then each field's length and value (id, seq), then data's length.
+const partHeader = 2 + 4 + 8 + 4 + 4 + 4
+
+// partsCopy is the binary COPY stream of an upload's parts.
+type partsCopy struct {
+	src     io.Reader
+	id      int64
+	limit   int64
+	name    string
+	hash    hash.Hash
+	buf     []byte // one part behind its header, and room for the trailer
+	pending []byte // what is left to send of the header, part or trailer
+	seq     int32
+	size    int64
+	done    bool
+	err     error
+}
+
+func (c *partsCopy) Read(p []byte) (int, error) {
+	for len(c.pending) == 0 {
+		if c.done {
+			return 0, io.EOF
+		}
+		n, err := io.ReadFull(c.src, c.buf[partHeader:partHeader+partBytes])
+		if n > 0 {
+			if c.size += int64(n); c.size > c.limit {
+				c.err = tooLarge(c.name, c.limit)
+				return 0, c.err
+			}
+			c.hash.Write(c.buf[partHeader : partHeader+n])
+			h := c.buf[:0]
+			h = binary.BigEndian.AppendUint16(h, 3)
+			h = binary.BigEndian.AppendUint32(h, 8)
+			h = binary.BigEndian.AppendUint64(h, uint64(c.id))
+			h = binary.BigEndian.AppendUint32(h, 4)
+			h = binary.BigEndian.AppendUint32(h, uint32(c.seq))
+			binary.BigEndian.AppendUint32(h, uint32(n))
+			c.pending = c.buf[:partHeader+n]
+			c.seq++
+		}
+		switch {
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			c.done = true
+			c.pending = append(c.pending, 0xff, 0xff) // the trailer (buf has room for it)
+		case err != nil:
+			c.err = unreadable()
+			return 0, c.err
+		}
+	}
+	n := copy(p, c.pending)
+	c.pending = c.pending[n:]
+	return n, nil
 }
 
 func tooLarge(name string, limit int64) error {

@@ -1,8 +1,8 @@
 package imports
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
