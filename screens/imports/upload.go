@@ -25,8 +25,9 @@ type Upload struct {
 }
 
 // Submit checks an upload (kind, size, content against the kind and layout,
-// not imported before), stores it and queues its import job, in one
-// transaction. It answers at once; the job loads the rows.
+// not imported before), stores it (streamed into its parts, storeParts) and
+// queues its import job, in one transaction. It answers at once; the job
+// loads the rows.
 func (s *Service) Submit(ctx context.Context, u Upload) (*File, error) {
 	f, err := s.submit(ctx, u, true)
 	if err != nil {
