@@ -25,7 +25,7 @@ type importHandlers struct {
 	slots    chan struct{} // uploads being read at once
 }
 
-// uploadSlots bounds the uploads held in memory at once (each up to
+// uploadSlots bounds the uploads being read and stored at once (each up to
 // UPLOAD_MAX_BYTES); more wait, and after uploadWait get a 503.
 const (
 	uploadSlots = 2
@@ -80,8 +80,9 @@ func (h *importHandlers) get(c fiber.Ctx) error {
 
 // submit takes one multipart upload: kind, file and an optional layout. It
 // runs after authentication; only then is the body read, streamed into a
-// temporary file (anything past 8 KB), and the file read once into memory
-// at its exact size. At most uploadSlots uploads are read at once.
+// temporary file (anything past 8 KB), from which the import service
+// streams the file into the database; it is never held whole in memory. At
+// most uploadSlots uploads are read at once.
 func (h *importHandlers) submit(c fiber.Ctx) error {
 	release, err := h.uploadSlot(c.Context())
 	if err != nil {
@@ -97,15 +98,6 @@ func (h *importHandlers) submit(c fiber.Ctx) error {
 		return engine.Invalid("file", "Send the file as multipart/form-data in the field \"file\", with the field \"kind\".").With("import.multipart")
 	}
 	fh := form.File["file"][0]
-	f, err := fh.Open()
-	if err != nil {
-		return engine.Invalid("file", "The uploaded file could not be read.").With("import.unreadable")
-	}
-	defer f.Close()
-	content := make([]byte, min(fh.Size, h.maxBytes+1))
-	if _, err := io.ReadFull(f, content); err != nil {
-		return engine.Invalid("file", "The uploaded file could not be read.").With("import.unreadable")
-	}
 	field := func(name string) string {
 		if v := form.Value[name]; len(v) > 0 {
 			return v[0]
@@ -117,7 +109,9 @@ func (h *importHandlers) submit(c fiber.Ctx) error {
 		Format:   field("format"),
 		Layout:   field("layout"),
 		FileName: fh.Filename,
-		Content:  content,
+		Content: imports.Content{Size: fh.Size, Open: func() (io.ReadCloser, error) {
+			return fh.Open()
+		}},
 	})
 	if err != nil {
 		return err

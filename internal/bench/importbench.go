@@ -111,7 +111,7 @@ func Import(ctx context.Context, dbURL string, cfg server.Config, rows int, out 
 	importer := imports.NewService(pool, nil, int64(len(file))+1, slog.New(slog.NewTextHandler(out, nil)))
 	actx := engine.WithActor(ctx, &engine.Actor{Username: "bench"})
 	start = time.Now()
-	res, err := importer.ImportNow(actx, imports.Upload{Kind: imports.Transaction, FileName: "bench-transactions.csv", Content: file})
+	res, err := importer.ImportNow(actx, imports.Upload{Kind: imports.Transaction, FileName: "bench-transactions.csv", Content: imports.ContentOf(file)})
 	took := time.Since(start)
 	if err != nil {
 		return err

@@ -239,7 +239,7 @@ func Load(ctx context.Context, pool *pgxpool.Pool, s *Set, files []File, importe
 		if err != nil {
 			return nil, err
 		}
-		res, err := importer.ImportNow(ctx, imports.Upload{Kind: f.Kind, FileName: filepath.Base(f.Path), Content: content})
+		res, err := importer.ImportNow(ctx, imports.Upload{Kind: f.Kind, FileName: filepath.Base(f.Path), Content: imports.ContentOf(content)})
 		if err != nil {
 			return nil, fmt.Errorf("demo import %s: %w", filepath.Base(f.Path), err)
 		}

@@ -13,19 +13,21 @@
 //
 // Parse streams: CSV records, worksheet rows, camt.053 entries and MT940
 // statement lines are converted and handed to a callback one at a time, so a
-// million-row file never sits in memory as rows (an XLSX workbook is the
-// exception: the zip container needs random access, so the file itself, up to
-// Limits.MaxBytes, is held while its sheet is streamed). Problems are split in
-// two on purpose. A bad value in one row (a malformed date or amount, a
-// missing required value, a ticket number that is not 13 digits) is a
-// RowError collected in the Summary while parsing goes on, so the user sees
-// every bad row of a file at once instead of fixing them one upload at a time;
-// such rows are not emitted. A problem with the file as a whole (wrong format
-// or kind, missing columns, truncated XML, an empty, oversized or zip-bomb
-// file) stops the parse with an *engine.Error of code invalid whose message
-// names the file and, where known, the line and column. Because a file-level
-// error can arrive after rows were emitted, the caller must treat the parse as
-// all-or-nothing (the loader runs it inside one transaction).
+// million-row file never sits in memory, as rows or as bytes (an XLSX
+// workbook's zip container needs random access, so it is spooled to a
+// temporary file and opened from there while its sheet is streamed). The
+// loader stores an upload in the database in parts and hands Parse one stream
+// over them. Problems are split in two on purpose. A bad value in one row (a
+// malformed date or amount, a missing required value, a ticket number that is
+// not 13 digits) is a RowError collected in the Summary while parsing goes on,
+// so the user sees every bad row of a file at once instead of fixing them one
+// upload at a time; such rows are not emitted. A problem with the file as a
+// whole (wrong format or kind, missing columns, truncated XML, an empty,
+// oversized or zip-bomb file) stops the parse with an *engine.Error of code
+// invalid whose message names the file and, where known, the line and column.
+// Because a file-level error can arrive after rows were emitted, the caller
+// must treat the parse as all-or-nothing (the loader runs it inside one
+// transaction).
 //
 // Uploads are untrusted: the content is sniffed (Detect) and must agree with
 // the descriptor and the kind, every reader is bounded (Limits: total bytes,

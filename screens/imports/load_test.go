@@ -58,7 +58,7 @@ func (l *loader) file(t *testing.T, name string) []byte {
 // load submits and runs one import, returning its final state.
 func (l *loader) load(t *testing.T, kind Kind, name string, content []byte, layout string) *File {
 	t.Helper()
-	f, err := l.s.Submit(l.ctx, Upload{Kind: kind, FileName: name, Content: content, Layout: layout})
+	f, err := l.s.Submit(l.ctx, Upload{Kind: kind, FileName: name, Content: ContentOf(content), Layout: layout})
 	if err != nil {
 		t.Fatalf("submit %s: %v", name, err)
 	}
@@ -130,7 +130,7 @@ func TestLoadEveryKind(t *testing.T) {
 			if status != "Success" || !strings.Contains(desc, tt.file) {
 				t.Errorf("extraction log %q %q", status, desc)
 			}
-			if l.count(t, `select count(*) from import_file where id = $1 and content is null`, f.ImportID) != 1 {
+			if l.count(t, `select count(*) from import_file_part where import_file_id = $1`, f.ImportID) != 0 {
 				t.Error("the upload's content is kept after the import")
 			}
 		})
@@ -141,7 +141,7 @@ func TestSameFileTwice(t *testing.T) {
 	l := newLoader(t)
 	content := l.file(t, "bank.csv")
 	l.load(t, Bank, "bank.csv", content, "")
-	_, err := l.s.Submit(l.ctx, Upload{Kind: Bank, FileName: "again.csv", Content: content})
+	_, err := l.s.Submit(l.ctx, Upload{Kind: Bank, FileName: "again.csv", Content: ContentOf(content)})
 	if engine.ErrorCode(err) != engine.CodeConflict || !strings.Contains(err.Error(), "already imported") {
 		t.Fatalf("second upload: %v", err)
 	}
@@ -164,7 +164,7 @@ func TestSameFileTwice(t *testing.T) {
 		t.Errorf("%d coded extraction-log rows for the load, want 1", n)
 	}
 	// The same content as another kind is another import (and here the wrong kind).
-	if _, err := l.s.Submit(l.ctx, Upload{Kind: Ticket, FileName: "bank.csv", Content: content}); err != nil {
+	if _, err := l.s.Submit(l.ctx, Upload{Kind: Ticket, FileName: "bank.csv", Content: ContentOf(content)}); err != nil {
 		t.Fatalf("as tickets: %v", err)
 	}
 }
@@ -244,11 +244,11 @@ func TestBadFilesLoadNothing(t *testing.T) {
 		t.Errorf("row errors %+v", bad.RowErrors)
 	}
 	for _, u := range []Upload{
-		{Kind: "invoice", FileName: "x.csv", Content: []byte("a")},
-		{Kind: Bank, FileName: "empty.csv", Content: nil},
-		{Kind: Ticket, FileName: "camt053.xml", Content: l.file(t, "camt053.xml")},
-		{Kind: Bank, FileName: "bank.csv", Content: l.file(t, "bank.csv"), Layout: "nuvei-transactions"},
-		{Kind: Bank, FileName: "bank.csv", Content: l.file(t, "bank.csv"), Layout: "no-such-layout"},
+		{Kind: "invoice", FileName: "x.csv", Content: ContentOf([]byte("a"))},
+		{Kind: Bank, FileName: "empty.csv", Content: ContentOf(nil)},
+		{Kind: Ticket, FileName: "camt053.xml", Content: ContentOf(l.file(t, "camt053.xml"))},
+		{Kind: Bank, FileName: "bank.csv", Content: ContentOf(l.file(t, "bank.csv")), Layout: "nuvei-transactions"},
+		{Kind: Bank, FileName: "bank.csv", Content: ContentOf(l.file(t, "bank.csv")), Layout: "no-such-layout"},
 	} {
 		logged := l.count(t, `select count(*) from extraction_log where status = 'Failed' and description like '%refused at upload%'`)
 		_, err := l.s.Submit(l.ctx, u)
@@ -373,7 +373,7 @@ func TestReprocessFailureIsLogged(t *testing.T) {
 func TestImportGivenUpAfterLastTry(t *testing.T) {
 	l := newLoader(t)
 	content := l.file(t, "ticket.csv")
-	f, err := l.s.Submit(l.ctx, Upload{Kind: Ticket, FileName: "ticket.csv", Content: content})
+	f, err := l.s.Submit(l.ctx, Upload{Kind: Ticket, FileName: "ticket.csv", Content: ContentOf(content)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,6 +398,9 @@ func TestImportGivenUpAfterLastTry(t *testing.T) {
 	}
 	if n := l.count(t, `select count(*) from extraction_log where id = $1 and status = 'Failed' and module = 'Ticket'`, *got.ExtractionLogID); n != 1 {
 		t.Errorf("extraction log row: %d", n)
+	}
+	if n := l.count(t, `select count(*) from import_file_part where import_file_id = $1`, f.ImportID); n != 0 {
+		t.Errorf("%d parts of the upload kept after giving up", n)
 	}
 	again := l.load(t, Ticket, "ticket.csv", content, "")
 	if again.Status != "succeeded" || again.RowsLoaded != 4 {

@@ -22,7 +22,7 @@ func TestImportCutOffByACrash(t *testing.T) {
 	}
 	l := newLoader(t)
 	content := l.file(t, "bank.csv")
-	cut, err := l.s.Submit(l.ctx, Upload{Kind: Bank, FileName: "bank.csv", Content: content})
+	cut, err := l.s.Submit(l.ctx, Upload{Kind: Bank, FileName: "bank.csv", Content: ContentOf(content)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,17 +34,17 @@ func TestImportCutOffByACrash(t *testing.T) {
 		t.Fatalf("%d rows changed to simulate the crash", n)
 	}
 
-	again, err := l.s.Submit(l.ctx, Upload{Kind: Bank, FileName: "bank-again.csv", Content: content})
+	again, err := l.s.Submit(l.ctx, Upload{Kind: Bank, FileName: "bank-again.csv", Content: ContentOf(content)})
 	if err != nil {
 		t.Fatalf("re-upload while the cut-off import is running: %v", err)
 	}
 	if _, err := l.pool.Exec(l.ctx, `update import_file set status = 'failed' where id = $1`, again.ImportID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.s.Submit(l.ctx, Upload{Kind: Bank, FileName: "bank-third.csv", Content: content}); err != nil {
+	if _, err := l.s.Submit(l.ctx, Upload{Kind: Bank, FileName: "bank-third.csv", Content: ContentOf(content)}); err != nil {
 		t.Fatalf("re-upload after a failed import: %v", err)
 	}
-	if _, err := l.s.Submit(l.ctx, Upload{Kind: Bank, FileName: "bank-fourth.csv", Content: content}); engine.ErrorCode(err) != engine.CodeConflict {
+	if _, err := l.s.Submit(l.ctx, Upload{Kind: Bank, FileName: "bank-fourth.csv", Content: ContentOf(content)}); engine.ErrorCode(err) != engine.CodeConflict {
 		t.Fatalf("the same content while one is queued: %v, want a conflict", err)
 	}
 

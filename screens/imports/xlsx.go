@@ -19,23 +19,25 @@ import (
 const maxZipParts = 10000
 
 // xlsx reads one worksheet of a workbook. The zip container needs random
-// access, so the upload (bounded by MaxBytes) is held in memory; the sheet
+// access, so the upload (bounded by MaxBytes) is spooled to a temporary
+// file, removed afterwards, and the workbook opened from there; the sheet
 // itself is streamed row by row through excelize's Rows, with the unpacked
 // size of all parts bounded by MaxUnzipBytes (a zip bomb fails before it is
 // inflated) and large sheets spilled to a temporary file rather than memory.
 // Cells are read raw, so a date cell arrives as its serial number and an
 // amount as the stored number, whatever the display format; see xlsxCell.
 func (p *parser) xlsx(r io.Reader) (err error) {
-	data, err := io.ReadAll(r)
+	book, size, err := spool(r)
 	if err != nil {
 		return err
 	}
-	if n, ok := zipParts(data); !ok {
+	defer removeSpool(book)
+	if n, ok := zipParts(book, size); !ok {
 		return fileError(p.file, 0, 0, "the workbook is damaged: its zip directory cannot be found (a truncated upload?)")
 	} else if n > maxZipParts {
 		return fileError(p.file, 0, 0, "the workbook has %d parts, more than the %d an import file may have", n, maxZipParts)
 	}
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	zr, err := zip.NewReader(book, size)
 	if err != nil {
 		return fileError(p.file, 0, 0, "the workbook is damaged and cannot be read (%v)", err)
 	}
@@ -61,7 +63,7 @@ func (p *parser) xlsx(r io.Reader) (err error) {
 		}
 	}()
 	xmlLimit := min(p.lim.MaxUnzipBytes, 16<<20)
-	f, err := excelize.OpenReader(bytes.NewReader(data), excelize.Options{
+	f, err := excelize.OpenFile(book.Name(), excelize.Options{
 		UnzipSizeLimit:    p.lim.MaxUnzipBytes,
 		UnzipXMLSizeLimit: xmlLimit,
 		RawCellValue:      true,
@@ -124,32 +126,39 @@ func quoteAll(s []string) []string {
 }
 
 // zipParts reads the entry count from the zip's end-of-central-directory
-// record (or its zip64 form).
-func zipParts(b []byte) (uint64, bool) {
-	const eocdLen = 22
-	if len(b) < eocdLen {
+// record (or its zip64 form) at the end of the size bytes of r.
+func zipParts(r io.ReaderAt, size int64) (uint64, bool) {
+	const eocdLen, locatorLen, zip64Len = 22, 20, 56
+	if size < eocdLen {
 		return 0, false
 	}
-	start := max(0, len(b)-eocdLen-65535)
-	i := bytes.LastIndex(b[start:], []byte("PK\x05\x06"))
-	if i < 0 || start+i+eocdLen > len(b) {
+	start := max(0, size-eocdLen-65535-locatorLen) // the end record, its comment and the zip64 locator
+	b := make([]byte, size-start)
+	if _, err := r.ReadAt(b, start); err != nil {
 		return 0, false
 	}
-	i += start
+	i := bytes.LastIndex(b, []byte("PK\x05\x06"))
+	if i < 0 || i+eocdLen > len(b) {
+		return 0, false
+	}
 	n := uint64(binary.LittleEndian.Uint16(b[i+10:]))
 	if n != 0xFFFF {
 		return n, true
 	}
 	// zip64: the locator sits right before the end record and points at
 	// the zip64 end record, which holds the real count.
-	if i < 20 || string(b[i-20:i-16]) != "PK\x06\x07" {
+	if i < locatorLen || string(b[i-locatorLen:i-16]) != "PK\x06\x07" {
 		return 0, false
 	}
 	off := binary.LittleEndian.Uint64(b[i-12:])
-	if off > uint64(len(b)-56) || string(b[off:off+4]) != "PK\x06\x06" {
+	end := make([]byte, zip64Len)
+	if size < zip64Len || off > uint64(size-zip64Len) {
 		return 0, false
 	}
-	return binary.LittleEndian.Uint64(b[off+32:]), true
+	if _, err := r.ReadAt(end, int64(off)); err != nil || string(end[:4]) != "PK\x06\x06" {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint64(end[32:]), true
 }
 
 // sheetRows yields worksheet rows; excelize's Rows yields the gaps between
