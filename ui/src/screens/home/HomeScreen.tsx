@@ -17,7 +17,7 @@ import { useCurrentUser } from '../../auth/useSession';
 import { getScreenIds } from '../../auth/session';
 import { pathGranted } from '../../auth/screens';
 import { formatDate, formatDateOnly, fromIsoDate } from '../../lib/dates';
-import { formatDecimal } from '../../engine/fields';
+import { formatDecimal } from '../../lib/decimal';
 import { extractionLogLink } from '../data-import/importFormat';
 import type { ImportFile } from '../../api/imports';
 import { formatAmount } from '../reports/pivot';
