@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"ledgerdesk/internal/decimal"
 )
 
 // FieldType is one entry of the type registry: everything the engine does
@@ -191,17 +193,10 @@ func parseDecimal(c *Column, v any) (any, error) {
 		}
 	}
 	var n pgtype.Numeric
-	if err := n.Scan(r.FloatString(max(c.Scale, decimals(s)))); err != nil {
+	if err := n.Scan(r.FloatString(max(c.Scale, decimal.Scale(s)))); err != nil {
 		return nil, Invalid(c.Field, "%s is not a valid number.", c.Field).With("field.number", "field", c.Field)
 	}
 	return n, nil
-}
-
-func decimals(s string) int {
-	if _, frac, found := strings.Cut(s, "."); found {
-		return len(frac)
-	}
-	return 0
 }
 
 func parseDate(c *Column, v any) (any, error) {
@@ -291,51 +286,21 @@ func infinity(v any) any {
 
 // numericString formats n exactly, with scale decimals when scale > 0
 // (rounding half away from zero when n has more), else as many as it has.
-// It works on the digits directly: exports format millions of amounts.
 func numericString(n pgtype.Numeric, scale int) any {
 	if !n.Valid || n.NaN || n.InfinityModifier != pgtype.Finite {
 		return nil
 	}
-	digits := n.Int.String()
-	neg := strings.HasPrefix(digits, "-")
-	digits = strings.TrimPrefix(digits, "-")
-	if n.Exp > 0 && n.Int.Sign() != 0 { // zero stays "0", whatever its exponent
-		digits += strings.Repeat("0", int(n.Exp))
-	}
-	frac := 0
-	if n.Exp < 0 {
+	v, frac := n.Int, 0
+	if n.Exp > 0 {
+		v = new(big.Int).Mul(v, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n.Exp)), nil))
+	} else {
 		frac = int(-n.Exp)
-	}
-	if scale <= 0 && frac == 0 || scale == frac {
-		return withPoint(neg, digits, frac)
 	}
 	if scale <= 0 {
 		scale = frac
 	}
-	if scale > frac {
-		return withPoint(neg, digits+strings.Repeat("0", scale-frac), scale)
-	}
-	// More decimals than wanted: round with exact arithmetic.
-	r := new(big.Rat).SetFrac(n.Int, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(frac)), nil))
-	s := r.FloatString(scale)
-	if strings.Trim(s, "-0.") == "" { // -0.001 to two decimals is 0.00, not -0.00
-		return strings.TrimPrefix(s, "-")
-	}
-	return s
-}
-
-// withPoint places the decimal point frac digits from the right.
-func withPoint(neg bool, digits string, frac int) string {
-	if frac > 0 {
-		if len(digits) <= frac {
-			digits = strings.Repeat("0", frac-len(digits)+1) + digits
-		}
-		digits = digits[:len(digits)-frac] + "." + digits[len(digits)-frac:]
-	}
-	if neg && strings.Trim(digits, "0.") != "" {
-		return "-" + digits
-	}
-	return digits
+	// More decimals than wanted are rounded half away from zero, exactly.
+	return decimal.Rescale(v, frac, scale)
 }
 
 func abs(n int32) int32 {

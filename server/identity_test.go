@@ -15,16 +15,17 @@ import (
 
 	"github.com/gofiber/fiber/v3"
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/internal/mail"
 	"ledgerdesk/internal/pgtest"
 	"ledgerdesk/internal/smtptest"
 	"ledgerdesk/screens/identity"
 	"ledgerdesk/screens/imports"
-	"ledgerdesk/screens/mail"
 	"ledgerdesk/screens/rates"
 	"ledgerdesk/screens/recon"
 )
@@ -273,6 +274,34 @@ func TestLogin(t *testing.T) {
 	}
 	if a := w.do("POST", "/api/auth/login", "", `not json`); a.status != 400 {
 		t.Errorf("not JSON: %d", a.status)
+	}
+}
+
+// The UI's route guards and menu take every screen's id from the app
+// configuration's screens, matched by route: they come from web_screen.
+func TestAppConfigListsTheScreens(t *testing.T) {
+	w := newWorld(t)
+	a := w.do("GET", "/assets/app-config.json", "", nil)
+	var cfg struct {
+		Screens []struct {
+			ID    int    `json:"id"`
+			Route string `json:"route"`
+		} `json:"screens"`
+	}
+	if err := json.Unmarshal(a.body, &cfg); a.status != 200 || err != nil {
+		t.Fatalf("status %d, %v: %s", a.status, err, a.body)
+	}
+	rows, _ := w.pool.Query(context.Background(), `select id || ' ' || route from web_screen order by id`)
+	want, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || len(want) != 15 {
+		t.Fatalf("web_screen: %v %v", want, err)
+	}
+	var got []string
+	for _, s := range cfg.Screens {
+		got = append(got, fmt.Sprint(s.ID, " ", s.Route))
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") || !strings.Contains(strings.Join(got, ","), "13 dashboard/bank-settlement") {
+		t.Errorf("screens %v, want %v", got, want)
 	}
 }
 

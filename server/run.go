@@ -21,11 +21,11 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/internal/mail"
 	"ledgerdesk/internal/pgcluster"
 	"ledgerdesk/migrations"
 	"ledgerdesk/screens/identity"
 	"ledgerdesk/screens/imports"
-	"ledgerdesk/screens/mail"
 	"ledgerdesk/screens/rates"
 	"ledgerdesk/screens/recon"
 )

@@ -155,6 +155,9 @@ func appConfig(d Deps) fiber.Handler {
 		// PasswordRules are the rules the server checks passwords by, so the
 		// UI's checklist and meter judge by the same ones.
 		PasswordRules passwordRules `json:"passwordRules"`
+		// Screens are the web_screen rows (id and route): the UI's route guards
+		// and menu take a screen's id from here, never from a number of their own.
+		Screens []identity.WebScreen `json:"screens"`
 	}{
 		APIBase: "/api",
 		AppName: "Ledgerdesk",
@@ -175,6 +178,15 @@ func appConfig(d Deps) fiber.Handler {
 	}
 	return func(c fiber.Ctx) error {
 		c.Set(fiber.HeaderCacheControl, "no-store")
-		return c.JSON(cfg)
+		answer := cfg
+		answer.Screens = []identity.WebScreen{}
+		if d.Identity != nil {
+			screens, err := d.Identity.WebScreens(c.Context())
+			if err != nil {
+				return err
+			}
+			answer.Screens = screens
+		}
+		return c.JSON(answer)
 	}
 }

@@ -19,8 +19,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/internal/mail"
 	"ledgerdesk/screens/identity"
-	"ledgerdesk/screens/mail"
 	"ledgerdesk/screens/recon"
 	"ledgerdesk/server"
 )

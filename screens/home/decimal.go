@@ -3,7 +3,8 @@ package home
 import (
 	"fmt"
 	"math/big"
-	"strings"
+
+	"ledgerdesk/internal/decimal"
 )
 
 // decimalSum adds exact amounts of at most two decimals (numeric(20, 2)
@@ -14,16 +15,9 @@ type decimalSum struct {
 }
 
 func (s *decimalSum) add(n int64, amount string) error {
-	whole, frac, _ := strings.Cut(strings.TrimSpace(amount), ".")
-	if len(frac) > 2 {
-		return fmt.Errorf("amount %q has more than two decimals", amount)
-	}
-	c, ok := new(big.Int).SetString(whole+frac+strings.Repeat("0", 2-len(frac)), 10)
-	if !ok {
-		return fmt.Errorf("amount %q is not a number", amount)
-	}
-	if strings.HasPrefix(whole, "-") && c.Sign() == 0 {
-		c.SetInt64(0)
+	c, err := decimal.Cents(amount)
+	if err != nil {
+		return err
 	}
 	s.n += n
 	s.cents.Add(&s.cents, c)
@@ -31,19 +25,7 @@ func (s *decimalSum) add(n int64, amount string) error {
 }
 
 func (s *decimalSum) amount() Amount {
-	return Amount{Count: s.n, Amount: centsText(&s.cents)}
-}
-
-// centsText prints cents as an amount with two decimals ("-12.05").
-func centsText(c *big.Int) string {
-	sign := ""
-	abs := new(big.Int).Set(c)
-	if c.Sign() < 0 {
-		sign = "-"
-		abs.Neg(abs)
-	}
-	q, r := new(big.Int).QuoRem(abs, big.NewInt(100), new(big.Int))
-	return fmt.Sprintf("%s%s.%02d", sign, q.String(), r.Int64())
+	return Amount{Count: s.n, Amount: decimal.FormatCents(&s.cents)}
 }
 
 // percent is part of total in percent with one decimal, rounded half up.

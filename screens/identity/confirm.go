@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"ledgerdesk/engine"
-	"ledgerdesk/screens/mail"
+	"ledgerdesk/internal/mail"
 )
 
 // Proof is what a signed-in user sends to show it is really them before a

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/internal/mail"
 	"ledgerdesk/internal/pgtest"
-	"ledgerdesk/screens/mail"
 )
 
 func TestPasswordRules(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"ledgerdesk/engine"
-	"ledgerdesk/screens/mail"
+	"ledgerdesk/internal/mail"
 )
 
 // LoginResult is the answer to a sign-in: a session, or a second-factor

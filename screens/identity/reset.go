@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"ledgerdesk/engine"
-	"ledgerdesk/screens/mail"
+	"ledgerdesk/internal/mail"
 )
 
 // ForgotPassword sends a reset code to the email when it belongs to an

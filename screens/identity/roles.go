@@ -34,6 +34,9 @@ type RoleInput struct {
 type WebScreen struct {
 	ID         int    `json:"id"`
 	ScreenName string `json:"screenName"`
+	// Route is the screen's path in the UI (dashboard/home): the UI's route
+	// guards and menu find a screen's id by it.
+	Route string `json:"route"`
 }
 
 // RoleScreen is one screen a role grants.
@@ -172,7 +175,7 @@ func (s *Service) DeleteRole(ctx context.Context, id int64) error {
 
 // WebScreens lists every screen a role can grant.
 func (s *Service) WebScreens(ctx context.Context) ([]WebScreen, error) {
-	rows, err := s.pool.Query(ctx, `select id, screen_name from web_screen order by id`)
+	rows, err := s.pool.Query(ctx, `select id, screen_name, route from web_screen order by id`)
 	if err != nil {
 		return nil, err
 	}

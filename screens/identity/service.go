@@ -23,7 +23,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"ledgerdesk/engine"
-	"ledgerdesk/screens/mail"
+	"ledgerdesk/internal/mail"
 )
 
 // Limits of DESIGN.md section 8.

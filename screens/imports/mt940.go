@@ -241,10 +241,6 @@ func (p *parser) mt940(r io.Reader) error {
 	return nil
 }
 
-func decimalZero(s string) bool {
-	return allZero(strings.NewReplacer("-", "", ".", "").Replace(s))
-}
-
 // blockEnd returns the index after the SWIFT block starting at s[0] ('{'),
 // nested blocks included, or -1.
 func blockEnd(s string) int {

@@ -2,10 +2,11 @@ package imports
 
 import (
 	"fmt"
-	"math/big"
 	"strconv"
 	"strings"
 	"time"
+
+	"ledgerdesk/internal/decimal"
 )
 
 // dateLayout is a compiled user-style date format such as dd.MM.yyyy. It is
@@ -410,57 +411,10 @@ func checkTicket(s string) (string, bool) {
 	return s, true
 }
 
-// addDecimal adds two normalised decimals exactly; the result has the larger
-// of the two scales. Running balances of bank statements use it.
-func addDecimal(a, b string) string {
-	ai, as := decimalInt(a)
-	bi, bs := decimalInt(b)
-	scale := max(as, bs)
-	ai.Mul(ai, pow10(scale-as))
-	bi.Mul(bi, pow10(scale-bs))
-	return formatDecimal(ai.Add(ai, bi), scale)
-}
+// addDecimal and negateDecimal are the exact arithmetic of normalised
+// decimals (running balances of bank statements use them).
+func addDecimal(a, b string) string { return decimal.Add(a, b) }
 
-// decimalInt splits a normalised decimal into an unscaled integer and scale.
-func decimalInt(s string) (*big.Int, int) {
-	scale := 0
-	if i := strings.IndexByte(s, '.'); i >= 0 {
-		scale = len(s) - i - 1
-		s = s[:i] + s[i+1:]
-	}
-	n, ok := new(big.Int).SetString(s, 10)
-	if !ok {
-		n = new(big.Int)
-	}
-	return n, scale
-}
+func negateDecimal(s string) string { return decimal.Negate(s) }
 
-func pow10(n int) *big.Int {
-	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
-}
-
-func formatDecimal(n *big.Int, scale int) string {
-	neg := n.Sign() < 0
-	s := new(big.Int).Abs(n).String()
-	if scale > 0 {
-		if len(s) <= scale {
-			s = strings.Repeat("0", scale-len(s)+1) + s
-		}
-		s = s[:len(s)-scale] + "." + s[len(s)-scale:]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
-}
-
-// negateDecimal flips the sign of a normalised decimal (zero stays unsigned).
-func negateDecimal(s string) string {
-	if strings.HasPrefix(s, "-") {
-		return s[1:]
-	}
-	if allZero(strings.Replace(s, ".", "", 1)) {
-		return s
-	}
-	return "-" + s
-}
+func decimalZero(s string) bool { return decimal.IsZero(s) }

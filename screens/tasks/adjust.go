@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/internal/decimal"
 )
 
 // ManualAdjustProvider is the provider actor of manual adjustments: they
@@ -114,34 +115,22 @@ func (s *Service) documents(ctx context.Context, tickets, transactions string, a
 	r.TicketCount, r.TransactionCount = len(r.Tickets), len(r.Transactions)
 	ticketSum, txs := new(big.Int), new(big.Int)
 	for _, k := range r.Tickets {
-		ticketSum.Add(ticketSum, cents(k.TotalFareIncludesFee))
+		c, err := decimal.Cents(k.TotalFareIncludesFee)
+		if err != nil {
+			return nil, err
+		}
+		ticketSum.Add(ticketSum, c)
 	}
 	for _, x := range r.Transactions {
-		txs.Add(txs, cents(x.Amount))
+		c, err := decimal.Cents(x.Amount)
+		if err != nil {
+			return nil, err
+		}
+		txs.Add(txs, c)
 	}
-	r.TicketTotal, r.TransactionTotal = amountText(ticketSum), amountText(txs)
-	r.Balance = amountText(new(big.Int).Sub(ticketSum, txs))
+	r.TicketTotal, r.TransactionTotal = decimal.FormatCents(ticketSum), decimal.FormatCents(txs)
+	r.Balance = decimal.FormatCents(new(big.Int).Sub(ticketSum, txs))
 	return r, nil
-}
-
-// cents reads an amount of numeric(20, 2) as PostgreSQL prints it.
-func cents(amount string) *big.Int {
-	whole, frac, _ := strings.Cut(amount, ".")
-	n, _ := new(big.Int).SetString(whole+(frac + "00")[:2], 10)
-	if n == nil {
-		return new(big.Int)
-	}
-	return n
-}
-
-// amountText prints cents as an amount with 2 decimals.
-func amountText(c *big.Int) string {
-	sign, abs := "", new(big.Int).Abs(c)
-	if c.Sign() < 0 {
-		sign = "-"
-	}
-	s := fmt.Sprintf("%03s", abs.String())
-	return sign + s[:len(s)-2] + "." + s[len(s)-2:]
 }
 
 // Adjustment is the manual adjustment payload (spec 03 section 3.5). The

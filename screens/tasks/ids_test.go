@@ -2,20 +2,8 @@ package tasks
 
 import (
 	"encoding/json"
-	"math/big"
 	"testing"
 )
-
-func TestAmountsInCents(t *testing.T) {
-	for in, want := range map[string]string{"0.00": "0.00", "12.50": "12.50", "-0.05": "-0.05", "-120.30": "-120.30", "123456789012345678.99": "123456789012345678.99"} {
-		if got := amountText(cents(in)); got != want {
-			t.Errorf("%s: %s", in, got)
-		}
-	}
-	if got := amountText(new(big.Int).Sub(cents("100.00"), cents("130.10"))); got != "-30.10" {
-		t.Errorf("difference: %s", got)
-	}
-}
 
 func TestIDLists(t *testing.T) {
 	for raw, want := range map[string]int{`[1, "2", 3]`: 3, `"4, 5"`: 2, `""`: 0, `[]`: 0} {

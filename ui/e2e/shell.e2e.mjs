@@ -118,6 +118,26 @@ async function main() {
       await dialog.waitFor({ state: 'detached' });
     });
 
+    await check('screens take their ids from the list the server sends; one missing from it is denied', async () => {
+      const screens = await page.evaluate(() => JSON.parse(localStorage.getItem('ApplicationConfig') ?? '{}').screens ?? []);
+      assert(screens.length === 15 && screens.some((s) => s.route === 'dashboard/reports'), `screens ${JSON.stringify(screens)}`);
+      const withoutReports = '**/assets/app-config.json';
+      await page.route(withoutReports, async (route) => {
+        const response = await route.fetch();
+        const config = await response.json();
+        await route.fulfill({ response, json: { ...config, screens: config.screens.filter((s) => s.route !== 'dashboard/reports') } });
+      });
+      try {
+        await page.goto(`${BASE_URL}/#/dashboard/reports`);
+        await page.reload(); // a start-up: the configuration is loaded again
+        await byTestId(page, 'access-denied').waitFor();
+        const hash = await page.evaluate(() => window.location.hash);
+        assert(hash === '#/dashboard/unauthorized?returnUrl=%2Fdashboard%2Freports', `hash ${hash}`);
+      } finally {
+        await page.unroute(withoutReports);
+      }
+    });
+
     await check('a route outside screenIds shows Access Denied', async () => {
       await page.evaluate(() => localStorage.setItem('screenIds', JSON.stringify([1])));
       await page.goto(`${BASE_URL}/#/dashboard/roleslist`);

@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { clearMetaCache } from '../engine/api';
 import { fail, mockApi, ok } from '../test/apiMock';
+import { CONFIG_STORAGE_KEY, getAppConfig } from '../config/appConfig';
 import { locationOf, renderAt, seedSession } from '../test/helpers';
 
 /** The metadata screens the server says the roles grant, with the roles list's id as its metadata names it. */
@@ -48,6 +49,26 @@ describe('route guards', () => {
     const { router } = renderAt('/dashboard/roleslist');
     expect((await screen.findByTestId('screen-title')).textContent).toBe('Roles List');
     expect(locationOf(router)).toBe('/dashboard/roleslist');
+  });
+
+  it("denies a screen whose route the server's screen list lacks, even with every id granted", async () => {
+    seedSession();
+    const config = getAppConfig();
+    localStorage.setItem(CONFIG_STORAGE_KEY, JSON.stringify({ ...config, screens: config.screens.filter((s) => s.route !== 'dashboard/reports') }));
+    const { router } = renderAt('/dashboard/reports');
+    await waitFor(() => expect(locationOf(router)).toBe('/dashboard/unauthorized?returnUrl=%2Fdashboard%2Freports'));
+  });
+
+  it("takes a hand-written screen's id from the server's screen list", async () => {
+    seedSession({ screenIds: [1] });
+    const config = getAppConfig();
+    // The server lists the reports route under the id the session holds: the guard opens it.
+    const screens = config.screens.map((s) => (s.route === 'dashboard/reports' ? { ...s, id: 1 } : s.route === 'dashboard/home' ? { ...s, id: 99 } : s));
+    localStorage.setItem(CONFIG_STORAGE_KEY, JSON.stringify({ ...config, screens }));
+    const { router } = renderAt('/dashboard/home');
+    await waitFor(() => expect(locationOf(router)).toBe('/dashboard/unauthorized?returnUrl=%2Fdashboard%2Fhome'));
+    await router.navigate('/dashboard/reports');
+    await waitFor(() => expect(locationOf(router)).toBe('/dashboard/reports'));
   });
 
   it('redirects the empty dashboard path to home', async () => {

@@ -1,7 +1,8 @@
 /**
- * Route guards. The dashboard needs an unexpired token; a route that carries a screen id
- * also needs that id among the screenIds granted at sign-in. The server checks the same
- * ids on every call, so these guards are about a clear screen, not about security.
+ * Route guards. The dashboard needs an unexpired token; a hand-written screen's route also
+ * needs its screen's id (found by the route in the server's screen list, see ./screens)
+ * among the screenIds granted at sign-in. The server checks the same ids on every call, so
+ * these guards are about a clear screen, not about security.
  */
 import { useEffect, useSyncExternalStore, type ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router-dom';
@@ -9,6 +10,7 @@ import { isTokenValid } from './jwt';
 import { clearSession, getScreenIds, getToken, sessionVersion, subscribeSession } from './session';
 import { loginPathWithReturn } from './redirect';
 import { firstPermittedPath } from '../shell/menu';
+import { pathGranted } from './screens';
 
 export function RequireAuth({ children }: { children: ReactNode }) {
   const location = useLocation();
@@ -28,10 +30,11 @@ export function unauthorizedPath(returnUrl: string): string {
   return `/dashboard/unauthorized?returnUrl=${encodeURIComponent(returnUrl)}`;
 }
 
-export function RequireScreen({ screenId, children }: { screenId: number; children: ReactNode }) {
+/** Opens `path` (a dashboard route) only if its screen is known and granted. */
+export function RequireScreen({ path, children }: { path: string; children: ReactNode }) {
   const location = useLocation();
   useSyncExternalStore(subscribeSession, sessionVersion);
-  if (!getScreenIds().includes(screenId)) {
+  if (!pathGranted(path, getScreenIds())) {
     return <Navigate to={unauthorizedPath(location.pathname + location.search)} replace />;
   }
   return <>{children}</>;

@@ -23,6 +23,13 @@ export interface AppConfig {
   uploadMaxBytes?: number;
   /** The rules the server checks passwords by: the checklist and meters use the same. */
   passwordRules: PasswordRulesConfig;
+  /** Every screen a role can grant, with its route (`dashboard/home`): the guards and menu take ids from here. */
+  screens: ScreenRoute[];
+}
+
+export interface ScreenRoute {
+  id: number;
+  route: string;
 }
 
 export interface PasswordRulesConfig {
@@ -59,12 +66,20 @@ export const FALLBACK_CONFIG: AppConfig = {
   pageSizes: [10, 25, 50, 100],
   defaultPageSize: 100,
   passwordRules: { minLength: 8, maxLength: 20, specials: '!@#$%^&*(),.?":{}|<>' },
+  // None until the server's list is loaded: every screen guard denies.
+  screens: [],
 };
 
 function isAppConfig(value: unknown): value is AppConfig {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
   return typeof v.apiBase === 'string' && Array.isArray(v.languages) && typeof v.defaultLanguage === 'string';
+}
+
+/** The configuration with what it lacks from the fallback; a screen list that is not one is none. */
+function withDefaults(config: AppConfig): AppConfig {
+  const merged = { ...FALLBACK_CONFIG, ...config };
+  return Array.isArray(merged.screens) ? merged : { ...merged, screens: [] };
 }
 
 /**
@@ -76,7 +91,7 @@ export async function loadAppConfig(fetchFn: typeof fetch = fetch): Promise<AppC
   if (!response.ok) throw new Error(`HTTP ${response.status}`);
   const body: unknown = await response.json();
   if (!isAppConfig(body)) throw new Error('invalid configuration');
-  const config: AppConfig = { ...FALLBACK_CONFIG, ...body };
+  const config = withDefaults(body);
   localStorage.setItem(CONFIG_STORAGE_KEY, JSON.stringify(config));
   return config;
 }
@@ -86,7 +101,7 @@ export function getAppConfig(): AppConfig {
   if (!raw) return FALLBACK_CONFIG;
   try {
     const parsed: unknown = JSON.parse(raw);
-    return isAppConfig(parsed) ? { ...FALLBACK_CONFIG, ...parsed } : FALLBACK_CONFIG;
+    return isAppConfig(parsed) ? withDefaults(parsed) : FALLBACK_CONFIG;
   } catch {
     return FALLBACK_CONFIG;
   }

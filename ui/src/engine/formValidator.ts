@@ -12,7 +12,7 @@
  * subset (and const/enum for good measure) and answers in the shape rjsf expects; the server
  * validates every write again with its own copy of the rules.
  */
-import { compareDecimal, PLAIN_DECIMAL } from './fields';
+import { compareDecimal, PLAIN_DECIMAL } from '../lib/decimal';
 import {
   createErrorHandler,
   toErrorSchema,

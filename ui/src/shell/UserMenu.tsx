@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Menu } from 'primereact/menu';
 import type { MenuItem } from 'primereact/menuitem';
 import { ConfirmDialog } from 'primereact/confirmdialog';
+import { pathGranted } from '../auth/screens';
 import { getScreenIds, type CurrentUser } from '../auth/session';
 import { signOut } from './signOut';
 
@@ -67,8 +68,8 @@ export function UserMenu({ user }: { user: CurrentUser }) {
       setProfileOpen(true);
     }),
     // Like the sidebar, only what the roles grant (users list 3, roles list 5).
-    ...(granted.includes(3) ? [entry('users', t('shell.users'), 'pi-users', () => navigate('/dashboard/userslist'))] : []),
-    ...(granted.includes(5) ? [entry('roles', t('shell.roles'), 'pi-shield', () => navigate('/dashboard/roleslist'))] : []),
+    ...(pathGranted('/dashboard/userslist', granted) ? [entry('users', t('shell.users'), 'pi-users', () => navigate('/dashboard/userslist'))] : []),
+    ...(pathGranted('/dashboard/roleslist', granted) ? [entry('roles', t('shell.roles'), 'pi-shield', () => navigate('/dashboard/roleslist'))] : []),
     { separator: true },
     entry('signout', t('shell.signOut'), 'pi-sign-out', () => setConfirmOpen(true)),
   ];

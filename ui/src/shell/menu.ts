@@ -2,15 +2,20 @@
  * The sidebar menu. It shows only the entries the user's roles grant (a deliberate change from
  * spec 01 §2 and §6, which list every entry and let users walk into Access Denied; the route
  * guards and the server's checks stay). Users and Roles are main entries after Settings, as
- * spec 01 §1 lists the areas, so only the Settings group folds.
+ * spec 01 §1 lists the areas, so only the Settings group folds. An entry's screen id is the one
+ * the server lists for its path (see auth/screens), so the menu holds no ids of its own.
  */
+import { pathGranted } from '../auth/screens';
 
 export interface MenuLink {
   path: string;
   labelKey: string;
   icon: string;
-  /** The screen id a role must grant to see the entry (absent: everyone). */
-  screenId?: number;
+  /**
+   * The server granted the entry already (a metadata screen from its list of the screens the
+   * roles grant); any other entry shows only when the roles grant the screen of its path.
+   */
+  granted?: true;
 }
 
 export interface MenuGroup {
@@ -27,26 +32,26 @@ export function isGroup(entry: MenuEntry): entry is MenuGroup {
 }
 
 export const MENU: MenuEntry[] = [
-  { path: '/dashboard/home', labelKey: 'menu.home', icon: 'pi-home', screenId: 1 },
-  { path: '/dashboard/financialdocument', labelKey: 'menu.dataImport', icon: 'pi-upload', screenId: 2 },
-  { path: '/dashboard/csvprocessed', labelKey: 'menu.dataProcessed', icon: 'pi-database', screenId: 7 },
-  { path: '/dashboard/extraction-logs', labelKey: 'menu.extractionLogs', icon: 'pi-list', screenId: 12 },
-  { path: '/dashboard/bank-settlement', labelKey: 'menu.reconcile', icon: 'pi-sync', screenId: 13 },
-  { path: '/dashboard/tasks', labelKey: 'menu.tasks', icon: 'pi-check-square', screenId: 14 },
-  { path: '/dashboard/reports', labelKey: 'menu.reports', icon: 'pi-chart-bar', screenId: 15 },
+  { path: '/dashboard/home', labelKey: 'menu.home', icon: 'pi-home' },
+  { path: '/dashboard/financialdocument', labelKey: 'menu.dataImport', icon: 'pi-upload' },
+  { path: '/dashboard/csvprocessed', labelKey: 'menu.dataProcessed', icon: 'pi-database' },
+  { path: '/dashboard/extraction-logs', labelKey: 'menu.extractionLogs', icon: 'pi-list' },
+  { path: '/dashboard/bank-settlement', labelKey: 'menu.reconcile', icon: 'pi-sync' },
+  { path: '/dashboard/tasks', labelKey: 'menu.tasks', icon: 'pi-check-square' },
+  { path: '/dashboard/reports', labelKey: 'menu.reports', icon: 'pi-chart-bar' },
   {
     id: 'settings',
     labelKey: 'menu.settings',
     icon: 'pi-cog',
     items: [
-      { path: '/dashboard/bank-settings', labelKey: 'menu.bankSettings', icon: 'pi-building-columns', screenId: 8 },
-      { path: '/dashboard/cera-settings', labelKey: 'menu.exchangeRates', icon: 'pi-euro', screenId: 9 },
-      { path: '/dashboard/ras-settings', labelKey: 'menu.countryList', icon: 'pi-globe', screenId: 10 },
-      { path: '/dashboard/config-settings', labelKey: 'menu.configSettings', icon: 'pi-sliders-h', screenId: 11 },
+      { path: '/dashboard/bank-settings', labelKey: 'menu.bankSettings', icon: 'pi-building-columns' },
+      { path: '/dashboard/cera-settings', labelKey: 'menu.exchangeRates', icon: 'pi-euro' },
+      { path: '/dashboard/ras-settings', labelKey: 'menu.countryList', icon: 'pi-globe' },
+      { path: '/dashboard/config-settings', labelKey: 'menu.configSettings', icon: 'pi-sliders-h' },
     ],
   },
-  { path: '/dashboard/userslist', labelKey: 'menu.users', icon: 'pi-users', screenId: 3 },
-  { path: '/dashboard/roleslist', labelKey: 'menu.roles', icon: 'pi-id-card', screenId: 5 },
+  { path: '/dashboard/userslist', labelKey: 'menu.users', icon: 'pi-users' },
+  { path: '/dashboard/roleslist', labelKey: 'menu.roles', icon: 'pi-id-card' },
 ];
 
 /** The group holding the route, so the sidebar can open it; null for top-level routes. */
@@ -59,7 +64,7 @@ export function groupForPath(pathname: string, menu: MenuEntry[] = MENU): string
 
 /** The entries the granted screen ids allow; a group with none of its entries left goes. */
 export function permittedMenu(menu: MenuEntry[], screenIds: readonly number[]): MenuEntry[] {
-  const allowed = (item: MenuLink) => item.screenId === undefined || screenIds.includes(item.screenId);
+  const allowed = (item: MenuLink) => item.granted === true || pathGranted(item.path, screenIds);
   return menu.flatMap((entry): MenuEntry[] => {
     if (!isGroup(entry)) return allowed(entry) ? [entry] : [];
     const items = entry.items.filter(allowed);
@@ -94,7 +99,7 @@ export function withMetadataScreens(screens: MenuScreen[]): MenuEntry[] {
   }
   const extra = screens.filter((s) => s.menu && !fixed.has(`/dashboard/${s.route}`));
   if (extra.length === 0) return MENU;
-  const link = (s: MenuScreen): MenuLink => ({ path: `/dashboard/screens/${s.route}`, labelKey: s.title, icon: s.menu?.icon ?? 'pi-table' });
+  const link = (s: MenuScreen): MenuLink => ({ path: `/dashboard/screens/${s.route}`, labelKey: s.title, icon: s.menu?.icon ?? 'pi-table', granted: true });
   const main = extra.filter((s) => s.menu?.group === 'main').map(link);
   // Administration screens follow Users and Roles, at the end of the menu.
   const administration = extra.filter((s) => s.menu?.group === 'administration').map(link);

@@ -2,6 +2,7 @@ import { render } from '@testing-library/react';
 import { createMemoryRouter, RouterProvider } from 'react-router-dom';
 import { appRoutes } from '../routes';
 import { SessionKeys } from '../auth/session';
+import { seedAppConfig } from './seedScreens';
 
 function base64Url(value: object): string {
   return btoa(JSON.stringify(value)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
@@ -15,6 +16,7 @@ export function makeJwt(expSeconds: number): string {
 export function seedSession({ screenIds = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15], expired = false } = {}) {
   const now = Math.floor(Date.now() / 1000);
   const token = makeJwt(expired ? now - 60 : now + 3600);
+  seedAppConfig(); // a session is always of an app that has started
   localStorage.setItem(SessionKeys.token, token);
   localStorage.setItem(SessionKeys.screenIds, JSON.stringify(screenIds));
   localStorage.setItem(

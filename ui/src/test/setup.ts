@@ -6,6 +6,7 @@ import cssEscape from 'css.escape';
 import { afterEach, beforeEach } from 'vitest';
 import { cleanup } from '@testing-library/react';
 import { initI18n } from '../i18n';
+import { seedAppConfig } from './seedScreens';
 
 if (typeof globalThis.CSS === 'undefined') {
   (globalThis as unknown as { CSS: { escape: (value: string) => string } }).CSS = { escape: cssEscape };
@@ -46,7 +47,9 @@ afterEach(() => {
   localStorage.clear();
 });
 
-// Every test starts in English, whatever an earlier test switched to.
+// Every test starts in English, whatever an earlier test switched to, with the configuration
+// a start-up stores: the screens are the seed migration's.
 beforeEach(async () => {
+  seedAppConfig();
   await initI18n('en');
 });

@@ -4,7 +4,7 @@ import { MemoryRouter } from 'react-router-dom';
 import { ApiError } from '../../api/client';
 import type { ImportFile } from '../../api/imports';
 import { ToastProvider } from '../../shell/toast';
-import { CONFIG_STORAGE_KEY, FALLBACK_CONFIG } from '../../config/appConfig';
+import { CONFIG_STORAGE_KEY, getAppConfig } from '../../config/appConfig';
 import { TAB_STORAGE_PREFIX } from '../../engine/MetadataScreen';
 import { renderAt, seedSession } from '../../test/helpers';
 import DataImportScreen from './DataImportScreen';
@@ -54,7 +54,7 @@ beforeEach(() => {
     return value;
   });
   mocks.apiUpload.mockReset();
-  localStorage.setItem(CONFIG_STORAGE_KEY, JSON.stringify({ ...FALLBACK_CONFIG, uploadMaxBytes: 1024 }));
+  localStorage.setItem(CONFIG_STORAGE_KEY, JSON.stringify({ ...getAppConfig(), uploadMaxBytes: 1024 }));
   sessionStorage.clear();
 });
 

@@ -15,8 +15,9 @@ import { ScreenHeader } from '../../components/ScreenHeader';
 import { api } from '../../api/client';
 import { useCurrentUser } from '../../auth/useSession';
 import { getScreenIds } from '../../auth/session';
+import { pathGranted } from '../../auth/screens';
 import { formatDate, formatDateOnly, fromIsoDate } from '../../lib/dates';
-import { formatDecimal } from '../../engine/fields';
+import { formatDecimal } from '../../lib/decimal';
 import { extractionLogLink } from '../data-import/importFormat';
 import type { ImportFile } from '../../api/imports';
 import { formatAmount } from '../reports/pivot';
@@ -26,7 +27,8 @@ import './home.css';
 const TrendChart = lazy(() => import('./UnmatchedTrendChart'));
 
 const DEFAULT_DATE_FORMAT = 'DD-MM-YYYY HH:mm:ss';
-const PROCESSED_BANK_SCREEN = 7;
+/** The processed bank files screen, where the bookings link goes. */
+const PROCESSED_BANK_PATH = '/dashboard/csvprocessed';
 
 export default function HomeScreen() {
   const { t, i18n } = useTranslation();
@@ -57,7 +59,7 @@ export default function HomeScreen() {
   const moment = (iso: string | null | undefined) => (iso ? formatDate(new Date(iso), dateFormat) : '');
   const usd = (v: string) => `${formatAmount(v, locale)} USD`;
   const f = figures && figures.month === month ? figures : null;
-  const canOpenBookings = getScreenIds().includes(PROCESSED_BANK_SCREEN);
+  const canOpenBookings = pathGranted(PROCESSED_BANK_PATH, getScreenIds());
   const nothing = f && !f.levels && !f.tasks && !f.imports && !f.bank;
 
   return (

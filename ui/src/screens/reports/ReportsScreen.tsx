@@ -17,6 +17,7 @@ import { ProgressBar } from 'primereact/progressbar';
 import { ScreenHeader } from '../../components/ScreenHeader';
 import { useToast } from '../../shell/toast';
 import { getScreenIds } from '../../auth/session';
+import { pathGranted } from '../../auth/screens';
 import { useCurrentUser } from '../../auth/useSession';
 import { api } from '../../api/client';
 import { downloadFile } from '../../engine/api';
@@ -42,7 +43,7 @@ import './reports.css';
 const BankOverviewChart = lazy(() => import('./BankOverviewChart'));
 
 /** The processed bank files screen, where a cell's link goes. */
-const PROCESSED_BANK_SCREEN = 7;
+const PROCESSED_BANK_PATH = '/dashboard/csvprocessed';
 
 type Load = { state: 'loading' } | { state: 'failed' } | { state: 'loaded'; overview: BankOverview };
 
@@ -51,7 +52,7 @@ export default function ReportsScreen() {
   const toast = useToast();
   const locale = i18n.language || 'en';
   useCurrentUser(); // re-render when the session (and its screens) change
-  const canOpenBookings = getScreenIds().includes(PROCESSED_BANK_SCREEN);
+  const canOpenBookings = pathGranted(PROCESSED_BANK_PATH, getScreenIds());
 
   const [applied, setApplied] = useState<BankOverviewParams>(() => loadParams());
   const [draft, setDraft] = useState<BankOverviewParams>(applied);

@@ -3,7 +3,7 @@
  * keyed by column key) and what the pivot table does with it: sort with RowTotal always last,
  * the global text filter, paging, and the link from a cell to the bookings it sums.
  */
-import { formatDecimal } from '../../engine/fields';
+import { compareDecimal, formatDecimal } from '../../lib/decimal';
 import type { BankOverviewParams } from './bankOverviewParams';
 
 export const ROW_TOTAL = 'RowTotal';
@@ -41,7 +41,7 @@ function compareValues(a: unknown, b: unknown, numeric: boolean): number {
   if (a === b) return 0;
   if (a === null || a === undefined) return -1;
   if (b === null || b === undefined) return 1;
-  if (numeric) return Number(a) - Number(b);
+  if (numeric) return compareDecimal(String(a), String(b));
   return String(a).localeCompare(String(b));
 }
 

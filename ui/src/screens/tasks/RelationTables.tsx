@@ -1,6 +1,6 @@
 /** The sub-tables of a task's tickets and transactions: in the row expander and in the editor. */
 import { useTranslation } from 'react-i18next';
-import { formatDecimal } from '../../engine/fields';
+import { formatDecimal } from '../../lib/decimal';
 import type { TaskTicket, TaskTransaction } from './api';
 
 type TicketKey = 'ticketNumber' | 'transDate' | 'paymentType' | 'countryCode' | 'currency' | 'transactionCode' | 'amount';

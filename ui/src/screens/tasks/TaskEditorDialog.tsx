@@ -21,7 +21,7 @@ import { Dropdown } from 'primereact/dropdown';
 import { ConfirmDialog } from 'primereact/confirmdialog';
 import { ApiError } from '../../api/client';
 import { useToast } from '../../shell/toast';
-import { formatDecimal } from '../../engine/fields';
+import { formatDecimal } from '../../lib/decimal';
 import { tasksApi, userId, userName, type HistoryEntry, type Relations, type Task, type TaskTransaction, type UserOption } from './api';
 import { adjustmentDefaults, idsText, parseIds, validAdjustmentAmount, type AdjustmentDraft } from './taskLogic';
 import { useErrorText } from './errorText';

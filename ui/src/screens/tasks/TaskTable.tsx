@@ -11,7 +11,8 @@ import { Button } from 'primereact/button';
 import { ApiError } from '../../api/client';
 import { useCurrentUser } from '../../auth/useSession';
 import { useToast } from '../../shell/toast';
-import { formatDecimal, formatValue, normalizeNumber } from '../../engine/fields';
+import { formatValue } from '../../engine/fields';
+import { formatDecimal, normalizeNumber } from '../../lib/decimal';
 import type { ColumnMeta } from '../../engine/types';
 import { exportTasks, tasksApi, type Relations, type Task } from './api';
 import {

@@ -4,6 +4,7 @@
  * paging bounds, the column preferences kept per user, the id text fields and the balance and
  * adjustment defaults (spec 03 sections 2.2, 2.3, 5, 7.2, 9).
  */
+import { fromCents, toCents } from '../../lib/decimal';
 
 export const PAGE_SIZES = [10, 20, 50] as const;
 export const DEFAULT_PAGE_SIZE = 20;
@@ -201,26 +202,6 @@ export function parseIds(text: string): number[] | null {
 
 export function idsText(ids: readonly number[] | null | undefined): string {
   return (ids ?? []).join(', ');
-}
-
-/** Cents of an exact decimal string ("-12.5" -> -1250n); null when it is not one. */
-export function toCents(amount: string | number | null | undefined): bigint | null {
-  if (amount === null || amount === undefined) return null;
-  const m = /^(-)?(\d+)(?:\.(\d+))?$/.exec(String(amount).trim());
-  if (!m) return null;
-  const frac = (m[3] ?? '').padEnd(3, '0');
-  // Round half away from zero on the third decimal.
-  let cents = BigInt(m[2] ?? '0') * 100n + BigInt(frac.slice(0, 2));
-  if (Number(frac[2]) >= 5) cents += 1n;
-  return m[1] ? -cents : cents;
-}
-
-export function fromCents(cents: bigint): string {
-  const negative = cents < 0n;
-  const abs = negative ? -cents : cents;
-  const whole = abs / 100n;
-  const rest = String(abs % 100n).padStart(2, '0');
-  return `${negative ? '-' : ''}${whole}.${rest}`;
 }
 
 export function sumAmounts(amounts: ReadonlyArray<string | number | null | undefined>): string {
