@@ -44,9 +44,9 @@ func TestMessageColumnsInTheCallersLanguage(t *testing.T) {
 		cond Cond
 		want string
 	}{
-		{sv, Cond{"Description", "contains", "inlästa"}, "a.csv"},         // the Swedish text of log.loaded
-		{sv, Cond{"Description", "contains", "2 loaded"}, ""},             // not the stored English
-		{sv, Cond{"Description", "contains", "before codes"}, "old.csv"},  // no code: the stored text
+		{sv, Cond{"Description", "contains", "inlästa"}, "a.csv"},        // the Swedish text of log.loaded
+		{sv, Cond{"Description", "contains", "2 loaded"}, ""},            // not the stored English
+		{sv, Cond{"Description", "contains", "before codes"}, "old.csv"}, // no code: the stored text
 		{sv, Cond{"Description", "equals", "A.CSV: 3 RADER LÄSTA, 2 INLÄSTA"}, "a.csv"},
 		{sv, Cond{"ErrorDescription", "contains", "rad 2, kolumn 1: raden är inget MT940-fält"}, "mt.sta"},
 		{sv, Cond{"ErrorDescription", "isEmpty", nil}, "a.csv old.csv"},
