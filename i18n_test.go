@@ -123,7 +123,7 @@ func TestServerMessageCodesAreTranslated(t *testing.T) {
 	patterns := []*regexp.Regexp{
 		regexp.MustCompile(`\.\s*With\(\s*"([a-zA-Z]+\.[A-Za-z.]+)"`),
 		regexp.MustCompile(`\bKey:\s*"([a-zA-Z]+\.[A-Za-z.]+)"`),
-		regexp.MustCompile(`"((?:log|import\.row)\.[A-Za-z.]+)"`),
+		regexp.MustCompile(`"((?:log|import\.row|import\.file)\.[A-Za-z0-9.]+)"`),
 		regexp.MustCompile(`(?m), "(password\.[a-z]+)"$`), // passwordProblem's codes
 	}
 	codes := map[string]string{} // code -> file using it

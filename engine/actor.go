@@ -17,6 +17,9 @@ type Actor struct {
 	Screens   map[int]bool
 	IP        string
 	RequestID string
+	// Language is the user's profile language (en, sv, es, pt): message
+	// columns are filtered and exported in it.
+	Language string
 }
 
 // Can reports whether the actor's roles grant any of the screens.

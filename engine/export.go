@@ -61,6 +61,11 @@ type Export struct {
 	zone        *time.Location
 	sql         string
 	args        []any
+	// msgs and msgCols: the message columns (by index in cols) written in
+	// the caller's language, with the indexes of their code and params
+	// columns in each row (selected after cols).
+	msgs    *messageTexts
+	msgCols map[int][2]int
 	// CutAt is set when the file holds only the first CutAt rows of more
 	// (XLSX past MaxXLSXRows); the handler tells the client before streaming.
 	CutAt int
@@ -113,9 +118,21 @@ func (e *Engine) PrepareExport(ctx context.Context, r ExportRequest, dateFormat 
 		x.cols = append(x.cols, c)
 		x.headers = append(x.headers, h)
 	}
-	// Select only the exported columns, in the file's order.
+	// Select only the exported columns, in the file's order, then the codes
+	// and parameters of the message columns among them.
 	view := *q.view
-	view.Columns = x.cols
+	view.Columns = x.cols[:len(x.cols):len(x.cols)]
+	if x.msgs = e.messageTexts(ctx); x.msgs != nil {
+		for i, c := range x.cols {
+			if code, params := q.view.messageParts(c); code != nil {
+				if x.msgCols == nil {
+					x.msgCols = map[int][2]int{}
+				}
+				x.msgCols[i] = [2]int{len(view.Columns), len(view.Columns) + 1}
+				view.Columns = append(view.Columns, code, params)
+			}
+		}
+	}
 	sub := &query{view: &view, from: q.from, where: q.where, order: q.order}
 	ds := sub.dataset()
 	if x.format == "xlsx" {
@@ -175,7 +192,7 @@ func (x *Export) writeCSV(rows pgx.Rows, w io.Writer) error {
 			return err
 		}
 		for i, c := range x.cols {
-			rec[i] = x.text(c, vals[i])
+			rec[i] = x.text(c, x.value(i, vals))
 		}
 		if err := cw.Write(rec); err != nil {
 			return err
@@ -189,6 +206,21 @@ func (x *Export) writeCSV(rows pgx.Rows, w io.Writer) error {
 		return err
 	}
 	return bw.Flush()
+}
+
+// value is the value of column i in a row: a message column's text in the
+// caller's language, as the grid shows it.
+func (x *Export) value(i int, vals []any) any {
+	m, ok := x.msgCols[i]
+	if !ok {
+		return vals[i]
+	}
+	str := func(v any) string { s, _ := v.(string); return s }
+	text := x.msgs.render(str(vals[m[0]]), str(vals[m[1]]), str(vals[i]), goDateLayout(strings.TrimSuffix(x.dateFormat, ":ss"), true), x.zone)
+	if text == "" && vals[i] == nil {
+		return nil
+	}
+	return text
 }
 
 // text is a value as a CSV cell: numbers with the column's decimals, dates
@@ -296,7 +328,7 @@ func (x *Export) writeXLSX(rows pgx.Rows, w io.Writer) error {
 		}
 		cells = make([]any, len(x.cols))
 		for i, c := range x.cols {
-			cells[i] = excelize.Cell{StyleID: styles[i], Value: x.xlsxValue(c, vals[i])}
+			cells[i] = excelize.Cell{StyleID: styles[i], Value: x.xlsxValue(c, x.value(i, vals))}
 		}
 		cell, _ := excelize.CoordinatesToCellName(1, row)
 		if err := sw.SetRow(cell, cells); err != nil {

@@ -212,12 +212,12 @@ func likeEscape(s string) string {
 // whereExpr turns a validated Where into SQL over the view's columns. Field
 // names are looked up in the view (never quoted from client text) and every
 // value is a bind parameter.
-func (v *View) whereExpr(w Where) (exp.Expression, error) {
+func (v *View) whereExpr(w Where, msgs *messageTexts) (exp.Expression, error) {
 	var groups []exp.Expression
 	for _, group := range w {
 		var conds []exp.Expression
 		for _, c := range group {
-			e, err := v.condExpr(c)
+			e, err := v.condExpr(c, msgs)
 			if err != nil {
 				return nil, err
 			}
@@ -236,7 +236,18 @@ func (v *View) whereExpr(w Where) (exp.Expression, error) {
 	return goqu.Or(groups...), nil
 }
 
-func (v *View) condExpr(c Cond) (exp.Expression, error) {
+// filterTarget is what a condition compares: a column, or the text a
+// message column shows.
+type filterTarget interface {
+	exp.Expression
+	exp.Comparable
+	exp.Inable
+	exp.Isable
+	exp.Likeable
+	exp.Rangeable
+}
+
+func (v *View) condExpr(c Cond, msgs *messageTexts) (exp.Expression, error) {
 	col := v.column(c.Field)
 	if col == nil {
 		return nil, Invalid("Filters", "Filter field %q is not a column of %s.", c.Field, v.Name).With("filter.field", "field", c.Field)
@@ -251,7 +262,10 @@ func (v *View) condExpr(c Cond) (exp.Expression, error) {
 	if !t.allows(c.Op) {
 		return nil, Invalid("Filters", "Filter on %s: operator %q is not available for %s columns (use one of %s).", c.Field, c.Op, col.Type, strings.Join(t.Ops, ", ")).With("filter.operator", "field", c.Field, "op", c.Op)
 	}
-	id := goqu.I(col.Column)
+	var id filterTarget = goqu.I(col.Column)
+	if code, params := v.messageParts(col); code != nil && msgs != nil {
+		id = msgs.sql(col, code, params)
+	}
 	if col.Status != nil && col.Type == "text" && slices.Contains(labelOps, c.Op) {
 		return statusCond(col, c)
 	}

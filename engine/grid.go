@@ -44,6 +44,8 @@ type Engine struct {
 	timeout time.Duration
 	log     *slog.Logger
 	now     func() time.Time
+	// messages renders message columns in the caller's language (nil: stored texts).
+	messages Messages
 }
 
 // Options configure an Engine.
@@ -54,11 +56,14 @@ type Options struct {
 	QueryTimeout time.Duration
 	Log          *slog.Logger
 	Now          func() time.Time
+	// Messages are the UI's server-message texts: with them, filters and
+	// exports of a message column use the text in the caller's language.
+	Messages Messages
 }
 
 // New returns an engine over validated metadata.
 func New(o Options) *Engine {
-	e := &Engine{pool: o.Pool, read: o.ReadPool, timeout: o.QueryTimeout, log: o.Log, now: o.Now}
+	e := &Engine{pool: o.Pool, read: o.ReadPool, timeout: o.QueryTimeout, log: o.Log, now: o.Now, messages: o.Messages}
 	if e.read == nil {
 		e.read = o.Pool
 	}
@@ -192,7 +197,7 @@ func (e *Engine) resolve(ctx context.Context, r *GridRequest) (*query, error) {
 	if n := len(r.Filters); n > 50 {
 		return nil, Invalid("Filters", "At most 50 filters, got %d.", n).With("grid.tooManyFilters", "count", n)
 	}
-	where, err := v.whereExpr(w)
+	where, err := v.whereExpr(w, e.messageTexts(ctx))
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,7 @@ import (
 	"ledgerdesk/screens/imports"
 	"ledgerdesk/screens/rates"
 	"ledgerdesk/screens/recon"
+	"ledgerdesk/ui"
 )
 
 // Database is the connection pool and, when DATABASE_URL is unset, the
@@ -158,7 +159,7 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 	if readPool != nil {
 		defer readPool.Close()
 	}
-	eng := engine.New(engine.Options{Pool: db.Pool, ReadPool: readPool, Metadata: md, Log: log})
+	eng := engine.New(engine.Options{Pool: db.Pool, ReadPool: readPool, Metadata: md, Log: log, Messages: ui.ServerMessages})
 	log.Info("metadata loaded", "views", len(md.Views), "forms", len(md.Forms), "screens", len(md.Screens))
 	if opt.Watch {
 		if opt.MetadataDir == "" {

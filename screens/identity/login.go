@@ -270,10 +270,10 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*engine.Actor
 	var screens []int32
 	now := s.now()
 	err = s.pool.QueryRow(ctx, `
-		select u.username, s.revoked_at is null and s.expires_at > $3 and u.is_active and coalesce(s.last_seen_at, s.issued_at) > $4,
+		select u.username, u.language_code, s.revoked_at is null and s.expires_at > $3 and u.is_active and coalesce(s.last_seen_at, s.issued_at) > $4,
 		       array(`+screensOfUser("$2")+`)
 		from auth_session s join app_user u on u.id = s.user_id
-		where s.id = $1 and s.user_id = $2`, sessionID, userID, now, now.Add(-s.idleTimeout)).Scan(&a.Username, &live, &screens)
+		where s.id = $1 and s.user_id = $2`, sessionID, userID, now, now.Add(-s.idleTimeout)).Scan(&a.Username, &a.Language, &live, &screens)
 	if errors.Is(err, pgx.ErrNoRows) || err == nil && !live {
 		return nil, errSession
 	}

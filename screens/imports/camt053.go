@@ -113,19 +113,19 @@ func (x *xmlReader) fail(err error) error {
 		line = se.Line
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || se != nil && strings.Contains(se.Msg, "unexpected EOF") {
-		return fileError(x.p.file, line, col, "the XML ends early: the file is truncated")
+		return fileError(x.p.file, line, col, "import.file.xmlTruncated", nil, "the XML ends early: the file is truncated")
 	}
 	var large *tooLargeError
 	if errors.As(err, &large) {
 		return err
 	}
 	if strings.Contains(err.Error(), errCharset.Error()) {
-		return fileError(x.p.file, line, col, "the XML declares an encoding other than UTF-8 or ISO-8859-1; camt.053 files are UTF-8")
+		return fileError(x.p.file, line, col, "import.file.xmlEncoding", nil, "the XML declares an encoding other than UTF-8 or ISO-8859-1; camt.053 files are UTF-8")
 	}
 	if se != nil {
-		return fileError(x.p.file, line, col, "the file is not well-formed XML: %s", se.Msg)
+		return fileError(x.p.file, line, col, "import.file.xmlMalformed", map[string]any{"detail": se.Msg}, "the file is not well-formed XML: %s", se.Msg)
 	}
-	return fileError(x.p.file, line, col, "the XML cannot be read: %v", err)
+	return fileError(x.p.file, line, col, "import.file.xmlUnreadable", map[string]any{"detail": err.Error()}, "the XML cannot be read: %v", err)
 }
 
 // token returns the next token, failing on EOF: callers only ask inside
@@ -154,7 +154,8 @@ func (x *xmlReader) subtree(start xml.StartElement, line int) (*xnode, error) {
 			count++
 			if count > maxEntryNodes {
 				l, c := x.dec.InputPos()
-				return nil, fileError(x.p.file, l, c, "the element %s has more than %d elements", root.name, maxEntryNodes)
+				return nil, fileError(x.p.file, l, c, "import.file.xmlTooManyElements", map[string]any{"element": root.name, "max": maxEntryNodes},
+					"the element %s has more than %d elements", root.name, maxEntryNodes)
 			}
 			l, _ := x.dec.InputPos()
 			n := &xnode{name: t.Name.Local, attrs: t.Attr, line: l}
@@ -166,7 +167,8 @@ func (x *xmlReader) subtree(start xml.StartElement, line int) (*xnode, error) {
 			if len(stack[len(stack)-1].kids) == 0 {
 				if text.Len()+len(t) > maxTextBytes*4 {
 					l, c := x.dec.InputPos()
-					return nil, fileError(x.p.file, l, c, "a text in %s is longer than %d bytes", root.name, maxTextBytes*4)
+					return nil, fileError(x.p.file, l, c, "import.file.xmlTextTooLong", map[string]any{"element": root.name, "max": maxTextBytes * 4},
+						"a text in %s is longer than %d bytes", root.name, maxTextBytes*4)
 				}
 				text.Write(t)
 			}
@@ -220,7 +222,7 @@ func (p *parser) camt053(r io.Reader) error {
 				return x.fail(io.ErrUnexpectedEOF)
 			}
 			if p.sum.Statements == 0 {
-				return fileError(p.file, 0, 0, "the file holds no camt.053 statement (Stmt)")
+				return fileError(p.file, 0, 0, "import.file.noCamtStatement", nil, "the file holds no camt.053 statement (Stmt)")
 			}
 			return nil
 		}
@@ -238,12 +240,12 @@ func (p *parser) camt053(r io.Reader) error {
 					continue
 				}
 				if name != "Document" {
-					return fileError(p.file, line, col, "the root element is %s, not the Document of a camt.053 statement", name)
+					return fileError(p.file, line, col, "import.file.camtRoot", map[string]any{"element": name}, "the root element is %s, not the Document of a camt.053 statement", name)
 				}
 				depth = 1
 			case 1:
 				if name != "BkToCstmrStmt" {
-					return fileError(p.file, line, col, "the message is %s, not a camt.053 BkToCstmrStmt statement", name)
+					return fileError(p.file, line, col, "import.file.camtMessage", map[string]any{"element": name}, "the message is %s, not a camt.053 BkToCstmrStmt statement", name)
 				}
 				depth = 2
 			case 2:

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"io"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -28,6 +29,18 @@ func (p *parser) csv(br *bufio.Reader) error {
 	return p.table(src, p.c.convert)
 }
 
+// csvFileError is the file error of a CSV syntax error in the first record.
+func csvFileError(file string, pe *csv.ParseError) error {
+	code, params := "import.file.csvSyntax", map[string]any{"detail": pe.Err.Error()}
+	switch {
+	case errors.Is(pe.Err, csv.ErrBareQuote):
+		code, params = "import.file.csvBareQuote", nil
+	case errors.Is(pe.Err, csv.ErrQuote):
+		code, params = "import.file.csvQuote", nil
+	}
+	return fileError(file, pe.Line, pe.Column, code, params, "%v", pe.Err)
+}
+
 type csvRecords struct {
 	p           *parser
 	r           *csv.Reader
@@ -44,7 +57,7 @@ func (s *csvRecords) next() (int, []string, error) {
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
 			if s.p.sum.RowsRead == 0 && s.p.sum.ErrorCount == 0 && pe.StartLine <= 1 {
-				return 0, nil, fileError(s.p.file, pe.Line, pe.Column, "%v", pe.Err)
+				return 0, nil, csvFileError(s.p.file, pe)
 			}
 			// A broken record (a stray quote) is one bad row: report it
 			// and read on, as for a bad value.
@@ -57,7 +70,9 @@ func (s *csvRecords) next() (int, []string, error) {
 		}
 		line, _ := s.r.FieldPos(0)
 		if len(rec) > s.p.lim.MaxFields {
-			return 0, nil, fileError(s.p.file, line, 0, "the record has %d fields, more than the limit of %d; is the delimiter %q right?", len(rec), s.p.lim.MaxFields, s.p.c.comma)
+			return 0, nil, fileError(s.p.file, line, 0, "import.file.tooManyFields",
+				map[string]any{"count": len(rec), "max": s.p.lim.MaxFields, "delimiter": strconv.QuoteRune(s.p.c.comma)},
+				"the record has %d fields, more than the limit of %d; is the delimiter %q right?", len(rec), s.p.lim.MaxFields, s.p.c.comma)
 		}
 		if !s.decode(line, rec) {
 			s.p.sum.RowsRead++

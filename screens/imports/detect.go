@@ -19,8 +19,8 @@ import (
 // cannot have, such as a camt.053 statement uploaded as tickets. A workbook
 // or CSV of the wrong kind passes here and is caught at header matching.
 func Detect(kind Kind, fileName string, head []byte) (string, error) {
-	bad := func(format string, args ...any) (string, error) {
-		return "", fileError(fileName, 0, 0, format, args...)
+	bad := func(code string, params map[string]any, format string, args ...any) (string, error) {
+		return "", fileError(fileName, 0, 0, code, params, format, args...)
 	}
 	if !kind.Valid() {
 		return "", engine.Invalid("kind", "unknown import kind %q (bank, transaction, settlement or ticket)", kind)
@@ -29,58 +29,59 @@ func Detect(kind Kind, fileName string, head []byte) (string, error) {
 	var format string
 	switch {
 	case len(head) == 0:
-		return bad("the file is empty")
+		return bad("import.file.empty", nil, "the file is empty")
 	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
 		format = FormatXLSX
 	case bytes.HasPrefix(head, []byte("PK\x05\x06")):
-		return bad("the file is an empty zip archive, not an XLSX workbook")
+		return bad("import.file.emptyZip", nil, "the file is an empty zip archive, not an XLSX workbook")
 	case bytes.HasPrefix(head, []byte{0xD0, 0xCF, 0x11, 0xE0}):
-		return bad("the file is a legacy Excel .xls workbook or a password-protected one; save it as .xlsx without a password")
+		return bad("import.file.xls", nil, "the file is a legacy Excel .xls workbook or a password-protected one; save it as .xlsx without a password")
 	case bytes.HasPrefix(head, []byte("%PDF")):
-		return bad("the file is a PDF document; import the CSV, XLSX, camt.053 or MT940 export instead")
+		return bad("import.file.pdf", nil, "the file is a PDF document; import the CSV, XLSX, camt.053 or MT940 export instead")
 	case bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF}):
-		return bad("the file is UTF-16 text; save it as UTF-8")
+		return bad("import.file.utf16", nil, "the file is UTF-16 text; save it as UTF-8")
 	case bytes.HasPrefix(head, []byte{0x1F, 0x8B}):
-		return bad("the file is gzip-compressed; unpack it first")
+		return bad("import.file.gzip", nil, "the file is gzip-compressed; unpack it first")
 	}
 	if format == "" {
 		if bytes.IndexByte(head, 0) >= 0 {
-			return bad("the file is binary, not text, XLSX or XML")
+			return bad("import.file.binary", nil, "the file is binary, not text, XLSX or XML")
 		}
 		text := bytes.TrimLeft(bytes.TrimPrefix(head, utf8BOM), " \t\r\n")
 		switch {
 		case len(text) == 0:
-			return bad("the file holds only white space")
+			return bad("import.file.blank", nil, "the file holds only white space")
 		case text[0] == '<':
 			switch {
 			case bytes.Contains(head, []byte("BkToCstmrStmt")) || bytes.Contains(head, []byte("camt.053")):
 				format = FormatCamt053
 			case bytes.Contains(head, []byte("BkToCstmrAcctRpt")) || bytes.Contains(head, []byte("camt.052")):
-				return bad("the file is a camt.052 account report; import the camt.053 end-of-day statement instead")
+				return bad("import.file.camt052", nil, "the file is a camt.052 account report; import the camt.053 end-of-day statement instead")
 			case bytes.Contains(head, []byte("BkToCstmrDbtCdtNtfctn")) || bytes.Contains(head, []byte("camt.054")):
-				return bad("the file is a camt.054 debit/credit notification; import the camt.053 statement instead")
+				return bad("import.file.camt054", nil, "the file is a camt.054 debit/credit notification; import the camt.053 statement instead")
 			case ext == ".xlsx":
-				return bad("the file is named .xlsx but holds XML, not a workbook")
+				return bad("import.file.xlsxIsXml", nil, "the file is named .xlsx but holds XML, not a workbook")
 			default:
-				return bad("the file is XML but not an ISO 20022 camt.053 bank statement (no BkToCstmrStmt)")
+				return bad("import.file.notCamt", nil, "the file is XML but not an ISO 20022 camt.053 bank statement (no BkToCstmrStmt)")
 			}
 		case looksMT940(text):
 			format = FormatMT940
 		default:
 			if ext == ".xlsx" || ext == ".xlsm" {
-				return bad("the file is named %s but is not a workbook (no zip container); it may be damaged", ext)
+				return bad("import.file.notWorkbook", map[string]any{"ext": ext}, "the file is named %s but is not a workbook (no zip container); it may be damaged", ext)
 			}
 			if ext == ".xml" {
-				return bad("the file is named .xml but does not start with XML")
+				return bad("import.file.notXml", nil, "the file is named .xml but does not start with XML")
 			}
 			if !utf8.Valid(trimPartialRune(head)) && !mostlyText(head) {
-				return bad("the file is binary, not text, XLSX or XML")
+				return bad("import.file.binary", nil, "the file is binary, not text, XLSX or XML")
 			}
 			format = FormatCSV
 		}
 	}
 	if !slices.Contains(formatsOf[kind], format) {
-		return bad("the file is %s, which holds bank bookings, not %s rows; choose the kind bank", formatName(format), kind)
+		return bad("import.file.bankOnly", map[string]any{"format": formatName(format), "kind": string(kind)},
+			"the file is %s, which holds bank bookings, not %s rows; choose the kind bank", formatName(format), kind)
 	}
 	return format, nil
 }

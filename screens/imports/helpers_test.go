@@ -117,6 +117,9 @@ func checkInvalid(t *testing.T, err error, want ...string) {
 	if e.Code != engine.CodeInvalid {
 		t.Errorf("code %s, want invalid (%s)", e.Code, e.Message)
 	}
+	if e.Field == "file" && (!strings.HasPrefix(e.Key, "import.file.") || e.Params["file"] == nil) {
+		t.Errorf("%q has the message code %q with %v, want import.file.* with the file", e.Message, e.Key, e.Params)
+	}
 	for _, w := range want {
 		if !strings.Contains(e.Message, w) {
 			t.Errorf("message %q does not contain %q", e.Message, w)

@@ -173,7 +173,7 @@ func (p *parser) mt940(r io.Reader) error {
 			if strings.HasPrefix(line, "{") && !strings.HasPrefix(line, "{4:") {
 				end := blockEnd(line)
 				if end < 0 {
-					return fileError(p.file, lineNo, 1, "the SWIFT block header is not closed on its line")
+					return fileError(p.file, lineNo, 1, "import.file.swiftHeader", nil, "the SWIFT block header is not closed on its line")
 				}
 				if strings.HasPrefix(line, "{5:") {
 					line = line[end:]
@@ -215,7 +215,7 @@ func (p *parser) mt940(r io.Reader) error {
 		}
 		if field == nil {
 			if !inBody || p.sum.Statements == 0 {
-				return fileError(p.file, lineNo, 1, "the line is not an MT940 field (a field starts like :20:)")
+				return fileError(p.file, lineNo, 1, "import.file.notMt940Field", nil, "the line is not an MT940 field (a field starts like :20:)")
 			}
 			continue
 		}
@@ -236,7 +236,7 @@ func (p *parser) mt940(r io.Reader) error {
 		return err
 	}
 	if p.sum.Statements == 0 {
-		return fileError(p.file, 0, 0, "the file holds no MT940 statement (:20:)")
+		return fileError(p.file, 0, 0, "import.file.noMt940Statement", nil, "the file holds no MT940 statement (:20:)")
 	}
 	return nil
 }

@@ -148,14 +148,16 @@ func Parse(ctx context.Context, d *Descriptor, fileName string, r io.Reader, lim
 		return sum, classify(fileName, err)
 	}
 	if len(head) == 0 {
-		return sum, fileError(fileName, 0, 0, "the file is empty")
+		return sum, fileError(fileName, 0, 0, "import.file.empty", nil, "the file is empty")
 	}
 	format, err := Detect(d.Kind, fileName, head)
 	if err != nil {
 		return sum, err
 	}
 	if format != d.Format {
-		return sum, fileError(fileName, 0, 0, "the file is %s, but the import layout %q reads %s", formatName(format), d.Name, formatName(d.Format))
+		return sum, fileError(fileName, 0, 0, "import.file.layoutFormat",
+			map[string]any{"format": formatName(format), "layout": d.Name, "layoutFormat": formatName(d.Format)},
+			"the file is %s, but the import layout %q reads %s", formatName(format), d.Name, formatName(d.Format))
 	}
 	p := &parser{ctx: ctx, c: c, file: fileName, lim: lim, sum: &sum, emit: emit}
 	switch d.Format {
@@ -172,7 +174,7 @@ func Parse(ctx context.Context, d *Descriptor, fileName string, r io.Reader, lim
 		return sum, classify(fileName, err)
 	}
 	if sum.RowsRead == 0 && sum.Statements == 0 {
-		return sum, fileError(fileName, 0, 0, "the file has no data rows")
+		return sum, fileError(fileName, 0, 0, "import.file.noRows", nil, "the file has no data rows")
 	}
 	return sum, nil
 }
@@ -243,32 +245,45 @@ func classify(file string, err error) error {
 		return typed
 	case errors.As(err, &large):
 		return &engine.Error{Code: engine.CodeInvalid, Field: "file", Err: err,
-			Message: fmt.Sprintf("%s: the file is larger than the upload limit of %s", file, byteSize(large.limit))}
+			Message: fmt.Sprintf("%s: the file is larger than the upload limit of %s", file, byteSize(large.limit)),
+			Key:     "import.file.tooLarge", Params: map[string]any{"file": file, "limit": byteSize(large.limit)}}
 	case errors.As(err, &long):
-		e := fileError(file, long.line, 0, "the line is longer than the limit of %s", byteSize(int64(long.limit)))
+		e := fileError(file, long.line, 0, "import.file.lineTooLong", map[string]any{"limit": byteSize(int64(long.limit))},
+			"the line is longer than the limit of %s", byteSize(int64(long.limit)))
 		e.Err = err
 		return e
 	case errors.As(err, &record):
-		e := fileError(file, record.line, 0, "a record (starting at or before this line) is longer than the limit of %s; is a quote left open?", byteSize(int64(record.limit)))
+		e := fileError(file, record.line, 0, "import.file.recordTooLong", map[string]any{"limit": byteSize(int64(record.limit))},
+			"a record (starting at or before this line) is longer than the limit of %s; is a quote left open?", byteSize(int64(record.limit)))
 		e.Err = err
 		return e
 	}
-	e := fileError(file, 0, 0, "the file could not be read: %v", err)
+	e := fileError(file, 0, 0, "import.file.unreadable", map[string]any{"detail": err.Error()}, "the file could not be read: %v", err)
 	e.Err = err
 	return e
 }
 
 // fileError is the invalid-input error of a file-level problem; Field is
-// "file" so that the UI shows it against the upload.
-func fileError(file string, line, col int, format string, args ...any) *engine.Error {
+// "file" so that the UI shows it against the upload. code and params are
+// the message code of the text (import.file.*) and its own parameters;
+// the file, line and column (where known, > 0) are added to params, as the
+// translations name them too ("{{file}}: line {{line}}, column {{column}}: ...").
+func fileError(file string, line, col int, code string, params map[string]any, format string, args ...any) *engine.Error {
 	where := file
+	all := make(map[string]any, len(params)+3)
+	for k, v := range params {
+		all[k] = v
+	}
+	all["file"] = file
 	if line > 0 {
 		where += fmt.Sprintf(": line %d", line)
+		all["line"] = line
 		if col > 0 {
 			where += fmt.Sprintf(", column %d", col)
+			all["column"] = col
 		}
 	}
-	return &engine.Error{Code: engine.CodeInvalid, Field: "file", Message: where + ": " + fmt.Sprintf(format, args...)}
+	return &engine.Error{Code: engine.CodeInvalid, Field: "file", Message: where + ": " + fmt.Sprintf(format, args...), Key: code, Params: all}
 }
 
 func byteSize(n int64) string {

@@ -1,9 +1,13 @@
 package imports
 
 import (
+	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
+
+	"ledgerdesk/engine"
 )
 
 const (
@@ -256,5 +260,54 @@ func TestRowErrorsHaveCodes(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("row errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestFileErrorsHaveCodes: a file-level refusal carries its message code
+// with the file, the line and column where known, and its own parameters,
+// so the UI can say it all in the reader's language.
+func TestFileErrorsHaveCodes(t *testing.T) {
+	camt := readFixture(t, "camt053.xml")
+	mt := string(readFixture(t, "mt940_plain.sta"))
+	tests := []struct {
+		name string
+		desc *Descriptor
+		file string
+		data []byte
+		lim  Limits
+		want string // code and params, sorted by name
+	}{
+		{"csv without a required column", defaultDescriptor(t, Ticket, FormatCSV), "t.csv",
+			[]byte("TicketNumber,TransDate,PaymentType,CountryCode,Currency,TransactionCode\n1251234567890,2026-11-02,CC,SE,SEK,TKTT\n"), Limits{},
+			"import.file.headerMissing expected=TicketNumber, TransDate, PaymentType, CountryCode, Currency, TransactionCode, SaleAmount file=t.csv layout=ticket-csv line=1 missing=SaleAmount"},
+		{"csv wider than the limit", defaultDescriptor(t, Ticket, FormatCSV), "wide.csv", []byte("a,b,c,d\n1,2,3,4\n"), Limits{MaxFields: 3},
+			`import.file.tooManyFields count=4 delimiter=',' file=wide.csv line=1 max=3`},
+		{"a PDF", defaultDescriptor(t, Bank, FormatCSV), "s.pdf", []byte("%PDF-1.7\n"), Limits{},
+			"import.file.pdf file=s.pdf"},
+		{"camt.053 cut short", defaultDescriptor(t, Bank, FormatCamt053), "c.xml", camt[:len(camt)/2], Limits{},
+			"import.file.xmlTruncated column=12 file=c.xml line=58"},
+		{"MT940 with a stray line", defaultDescriptor(t, Bank, FormatMT940), "s.sta",
+			[]byte(":940:\nhello\n" + mt), Limits{},
+			"import.file.notMt940Field column=1 file=s.sta line=2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := parseBytes(t, tt.desc, tt.file, tt.data, tt.lim)
+			checkInvalid(t, err)
+			var e *engine.Error
+			errors.As(err, &e)
+			names := make([]string, 0, len(e.Params))
+			for k := range e.Params {
+				names = append(names, k)
+			}
+			sort.Strings(names)
+			got := e.Key
+			for _, k := range names {
+				got += fmt.Sprintf(" %s=%v", k, e.Params[k])
+			}
+			if got != tt.want {
+				t.Errorf("got  %s\nwant %s\n(%s)", got, tt.want, e.Message)
+			}
+		})
 	}
 }

@@ -48,9 +48,9 @@ func (p *parser) table(src records, cell cellFunc) error {
 			l, rec, err := src.next()
 			if errors.Is(err, io.EOF) {
 				if n == 0 {
-					return fileError(p.file, 0, 0, "the file has no rows")
+					return fileError(p.file, 0, 0, "import.file.noHeader", nil, "the file has no rows")
 				}
-				return fileError(p.file, 0, 0, "the file ends before header row %d", c.header)
+				return fileError(p.file, 0, 0, "import.file.headerRowMissing", map[string]any{"row": c.header}, "the file ends before header row %d", c.header)
 			}
 			if err != nil {
 				return err
@@ -197,7 +197,8 @@ func normHeader(s string) string {
 func (p *parser) mapHeader(header []string, line int, cols []int, dcCols *[2]int) error {
 	c := p.c
 	if len(header) > p.lim.MaxFields {
-		return fileError(p.file, line, 0, "the header has %d columns, more than the limit of %d", len(header), p.lim.MaxFields)
+		return fileError(p.file, line, 0, "import.file.headerTooWide", map[string]any{"count": len(header), "max": p.lim.MaxFields},
+			"the header has %d columns, more than the limit of %d", len(header), p.lim.MaxFields)
 	}
 	at := map[string]int{}
 	dup := map[string][]int{}
@@ -286,14 +287,29 @@ func (p *parser) mapHeader(header []string, line int, cols []int, dcCols *[2]int
 		return nil
 	}
 	if k := guessKind(at); k != "" && k != c.d.Kind && len(missing) > 0 {
-		return fileError(p.file, line, 0, "the columns are those of a %s file, not a %s file: choose the kind %s (missing columns %s)",
+		return fileError(p.file, line, 0, "import.file.wrongKind",
+			map[string]any{"guessed": string(k), "kind": string(c.d.Kind), "missing": strings.Join(missing, ", ")},
+			"the columns are those of a %s file, not a %s file: choose the kind %s (missing columns %s)",
 			k, c.d.Kind, k, strings.Join(missing, ", "))
 	}
 	msg := strings.Join(problems, "; ")
 	if len(missing) > 0 {
 		msg += fmt.Sprintf(" (the layout %q expects %s)", c.d.Name, strings.Join(expected(c), ", "))
 	}
-	return fileError(p.file, line, 0, "%s", msg)
+	// The usual cases, missing and unknown columns, have their own codes;
+	// any other mix is told in English within the translated frame.
+	code, params := "import.file.header", map[string]any{"layout": c.d.Name, "detail": msg}
+	named := map[string]any{"layout": c.d.Name, "missing": strings.Join(missing, ", "), "expected": strings.Join(expected(c), ", ")}
+	switch {
+	case len(problems) == 1 && len(missing) > 0:
+		code, params = "import.file.headerMissing", named
+	case len(problems) == 1 && len(unknown) > 0:
+		code, params = "import.file.headerUnknown", map[string]any{"unknown": strings.Join(unknown, ", ")}
+	case len(problems) == 2 && len(missing) > 0 && len(unknown) > 0:
+		code, params = "import.file.headerMismatch", named
+		named["unknown"] = strings.Join(unknown, ", ")
+	}
+	return fileError(p.file, line, 0, code, params, "%s", msg)
 }
 
 // guessKind names the kind whose default layout the header holds (all its

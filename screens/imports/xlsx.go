@@ -33,13 +33,14 @@ func (p *parser) xlsx(r io.Reader) (err error) {
 	}
 	defer removeSpool(book)
 	if n, ok := zipParts(book, size); !ok {
-		return fileError(p.file, 0, 0, "the workbook is damaged: its zip directory cannot be found (a truncated upload?)")
+		return fileError(p.file, 0, 0, "import.file.zipDirectory", nil, "the workbook is damaged: its zip directory cannot be found (a truncated upload?)")
 	} else if n > maxZipParts {
-		return fileError(p.file, 0, 0, "the workbook has %d parts, more than the %d an import file may have", n, maxZipParts)
+		return fileError(p.file, 0, 0, "import.file.zipParts", map[string]any{"count": n, "max": maxZipParts},
+			"the workbook has %d parts, more than the %d an import file may have", n, maxZipParts)
 	}
 	zr, err := zip.NewReader(book, size)
 	if err != nil {
-		return fileError(p.file, 0, 0, "the workbook is damaged and cannot be read (%v)", err)
+		return fileError(p.file, 0, 0, "import.file.workbookDamagedDetail", map[string]any{"detail": err.Error()}, "the workbook is damaged and cannot be read (%v)", err)
 	}
 	// The declared sizes are what excelize limits on too; archive/zip
 	// refuses to inflate a part past its declared size, so a part that lies
@@ -49,17 +50,17 @@ func (p *parser) xlsx(r io.Reader) (err error) {
 		hasWorkbook = hasWorkbook || strings.EqualFold(f.Name, "xl/workbook.xml")
 		unzipped += f.UncompressedSize64
 		if unzipped > uint64(p.lim.MaxUnzipBytes) {
-			return fileError(p.file, 0, 0, "the workbook unpacks to more than %s; it is refused as a possible zip bomb", byteSize(p.lim.MaxUnzipBytes))
+			return p.zipBomb()
 		}
 	}
 	if !hasWorkbook {
-		return fileError(p.file, 0, 0, "the file is a zip archive but not an XLSX workbook (it has no xl/workbook.xml)")
+		return fileError(p.file, 0, 0, "import.file.notXlsx", nil, "the file is a zip archive but not an XLSX workbook (it has no xl/workbook.xml)")
 	}
 	defer func() {
 		// excelize is third-party code fed hostile bytes; whatever it does
 		// wrong, the user gets a message and the server keeps running.
 		if v := recover(); v != nil {
-			err = fileError(p.file, 0, 0, "the workbook is damaged and cannot be read")
+			err = fileError(p.file, 0, 0, "import.file.workbookDamaged", nil, "the workbook is damaged and cannot be read")
 		}
 	}()
 	xmlLimit := min(p.lim.MaxUnzipBytes, 16<<20)
@@ -74,7 +75,7 @@ func (p *parser) xlsx(r io.Reader) (err error) {
 	defer f.Close()
 	sheets := f.GetSheetList()
 	if len(sheets) == 0 {
-		return fileError(p.file, 0, 0, "the workbook has no worksheets")
+		return fileError(p.file, 0, 0, "import.file.noSheets", nil, "the workbook has no worksheets")
 	}
 	sheet := sheets[0]
 	if want := p.c.d.Sheet; want != "" {
@@ -85,7 +86,8 @@ func (p *parser) xlsx(r io.Reader) (err error) {
 			}
 		}
 		if sheet == "" {
-			return fileError(p.file, 0, 0, "the workbook has no sheet %q (it has %s)", want, strings.Join(quoteAll(sheets), ", "))
+			return fileError(p.file, 0, 0, "import.file.noSheet", map[string]any{"sheet": strconv.Quote(want), "sheets": strings.Join(quoteAll(sheets), ", ")},
+				"the workbook has no sheet %q (it has %s)", want, strings.Join(quoteAll(sheets), ", "))
 		}
 	}
 	date1904 := false
@@ -105,16 +107,22 @@ func (p *parser) workbookError(err error) error {
 	msg := err.Error()
 	switch {
 	case strings.Contains(msg, "unzip size exceeds"):
-		return fileError(p.file, 0, 0, "the workbook unpacks to more than %s; it is refused as a possible zip bomb", byteSize(p.lim.MaxUnzipBytes))
+		return p.zipBomb()
 	case errors.Is(err, zip.ErrFormat), errors.Is(err, zip.ErrAlgorithm), errors.Is(err, zip.ErrChecksum), errors.Is(err, excelize.ErrWorkbookFileFormat):
-		return fileError(p.file, 0, 0, "the workbook is damaged and cannot be read (%v)", err)
+		return fileError(p.file, 0, 0, "import.file.workbookDamagedDetail", map[string]any{"detail": err.Error()}, "the workbook is damaged and cannot be read (%v)", err)
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return fileError(p.file, 0, 0, "the workbook is damaged: a part of it ends early")
+		return fileError(p.file, 0, 0, "import.file.workbookTruncated", nil, "the workbook is damaged: a part of it ends early")
 	}
-	e := fileError(p.file, 0, 0, "the workbook cannot be read: %v", err)
+	e := fileError(p.file, 0, 0, "import.file.workbookUnreadable", map[string]any{"detail": err.Error()}, "the workbook cannot be read: %v", err)
 	e.Err = err
 	return e
+}
+
+func (p *parser) zipBomb() error {
+	limit := byteSize(p.lim.MaxUnzipBytes)
+	return fileError(p.file, 0, 0, "import.file.zipBomb", map[string]any{"limit": limit},
+		"the workbook unpacks to more than %s; it is refused as a possible zip bomb", limit)
 }
 
 func quoteAll(s []string) []string {
@@ -173,20 +181,23 @@ type sheetRows struct {
 func (s *sheetRows) next() (int, []string, error) {
 	if !s.rows.Next() {
 		if err := s.rows.Error(); err != nil {
-			return 0, nil, fileError(s.p.file, s.n+1, 0, "sheet %q: %v", s.sheet, err)
+			return 0, nil, fileError(s.p.file, s.n+1, 0, "import.file.sheetUnreadable", map[string]any{"sheet": strconv.Quote(s.sheet), "detail": err.Error()},
+				"sheet %q: %v", s.sheet, err)
 		}
 		return 0, nil, io.EOF
 	}
 	s.n++
 	cols, err := s.rows.Columns()
 	if err != nil {
-		return 0, nil, fileError(s.p.file, s.n, 0, "sheet %q: row %d cannot be read: %v", s.sheet, s.n, err)
+		return 0, nil, fileError(s.p.file, s.n, 0, "import.file.sheetRowUnreadable", map[string]any{"sheet": strconv.Quote(s.sheet), "detail": err.Error()},
+			"sheet %q: row %d cannot be read: %v", s.sheet, s.n, err)
 	}
 	for len(cols) > 0 && cols[len(cols)-1] == "" {
 		cols = cols[:len(cols)-1]
 	}
 	if len(cols) > s.p.lim.MaxFields {
-		return 0, nil, fileError(s.p.file, s.n, 0, "sheet %q: row %d has %d columns, more than the limit of %d", s.sheet, s.n, len(cols), s.p.lim.MaxFields)
+		return 0, nil, fileError(s.p.file, s.n, 0, "import.file.sheetRowTooWide", map[string]any{"sheet": strconv.Quote(s.sheet), "count": len(cols), "max": s.p.lim.MaxFields},
+			"sheet %q: row %d has %d columns, more than the limit of %d", s.sheet, s.n, len(cols), s.p.lim.MaxFields)
 	}
 	return s.n, cols, nil
 }

@@ -241,6 +241,46 @@ async function main() {
       await dialog.waitFor({ state: 'detached' });
     });
 
+    await check('inline edit of a date cell: the date picker in the user format (DD-MM-YYYY), Enter saves', async () => {
+      await filterBy(page, 'Code', 'CHF');
+      const grid = byTestId(page, 'grid-VW_CurrencyExchangeRate');
+      const header = grid.locator('.rdg-header-row .rdg-cell', { has: page.locator('[data-testid="header-ExchangeRateOn"]') });
+      const col = await header.getAttribute('aria-colindex');
+      const cell = grid.locator('.rdg-row', { hasText: 'CHF' }).locator(`.rdg-cell[aria-colindex="${col}"]`);
+      assert((await cell.textContent()) === '03-02-2026', `cell ${await cell.textContent()}`);
+      await cell.dblclick();
+      const input = byTestId(page, 'editor-ExchangeRateOn').locator('input');
+      await input.waitFor();
+      assert((await input.getAttribute('type')) !== 'date', 'the editor is the browser date input');
+      assert((await input.getAttribute('placeholder')) === 'DD-MM-YYYY', `placeholder ${await input.getAttribute('placeholder')}`);
+      assert((await input.inputValue()) === '03-02-2026', `editor shows ${await input.inputValue()}`);
+      await input.fill('05-02-2026');
+      const [saved] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/grid/row') && r.request().method() === 'PUT'),
+        input.press('Enter'),
+      ]);
+      const body = JSON.parse(saved.request().postData());
+      assert(saved.status() === 200, `PUT answered ${saved.status()}: ${await saved.text()}`);
+      assert(body.Values.ExchangeRateOn === '2026-02-05', `sent ${JSON.stringify(body.Values)}`);
+      await page.waitForFunction(
+        ([c]) => [...document.querySelectorAll('[data-testid="grid-VW_CurrencyExchangeRate"] .rdg-row')].some((r) => r.querySelector(`.rdg-cell[aria-colindex="${c}"]`)?.textContent === '05-02-2026'),
+        [col],
+      );
+      // Escape leaves the stored date as it was, without a call.
+      await cell.dblclick();
+      await input.waitFor();
+      await input.fill('09-09-2026');
+      let put = false;
+      const onRequest = (r) => { if (r.url().endsWith('/api/grid/row')) put = true; };
+      page.on('request', onRequest);
+      await input.press('Escape');
+      await input.waitFor({ state: 'detached' });
+      await cell.click();
+      page.off('request', onRequest);
+      assert(!put && (await cell.textContent()) === '05-02-2026', `after Escape: ${await cell.textContent()}, PUT ${put}`);
+      await openScreen(page, 'cera-settings', 'VW_CurrencyExchangeRate'); // unfiltered again
+    });
+
     await check('delete an exchange rate with the trash icon and a confirmation', async () => {
       await filterBy(page, 'Code', 'CHF');
       const trash = page.locator('[data-testid^="row-delete-"]').first();

@@ -30,6 +30,7 @@ export function DateOfBirthInput({
   invalid = false,
   disabled = false,
   appendTo = 'body',
+  anyDay = false,
 }: {
   inputId: string;
   value: Date | null;
@@ -41,6 +42,8 @@ export function DateOfBirthInput({
   disabled?: boolean;
   /** Where the calendar panel goes: 'self' inside a popover that would close on a click outside it. */
   appendTo?: 'body' | 'self';
+  /** Any real day, not only a date of birth (no bounds): the grid's inline date editor. */
+  anyDay?: boolean;
 }) {
   // The text typed since the field was entered; PrimeReact rewrites the input before onBlur.
   const typed = useRef<string | null>(null);
@@ -65,7 +68,7 @@ export function DateOfBirthInput({
       if (value !== null) onChange(null);
       return;
     }
-    const result = parseDateText(text, pattern, today);
+    const result = parseDateText(text, pattern, today, !anyDay);
     if (result.ok) {
       if (value?.getTime() !== result.date.getTime()) onChange(result.date);
     } else {
@@ -105,9 +108,9 @@ export function DateOfBirthInput({
         parseDateTime={refuseWhileTyping}
         keepInvalid
         placeholder={pattern}
-        minDate={MIN_BIRTH_DATE}
-        maxDate={today}
-        yearRange={birthYearRange(today)}
+        minDate={anyDay ? undefined : MIN_BIRTH_DATE}
+        maxDate={anyDay ? undefined : today}
+        yearRange={anyDay ? `${MIN_BIRTH_DATE.getFullYear()}:${today.getFullYear() + 10}` : birthYearRange(today)}
         monthNavigator
         yearNavigator
         showButtonBar

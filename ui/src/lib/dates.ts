@@ -108,7 +108,8 @@ export function fromIsoDate(value: string | null | undefined): Date | null {
  * "20" prefixed (spec 01 §5). Anything else, or a day that does not exist, is invalidFormat.
  * A valid date before 1 January 1900 is beforeMinimum; after `today` it is inFuture.
  */
-export function parseDateText(text: string, format: string | null | undefined, today: Date = new Date()): ParseResult {
+/** `bounded`: a date of birth (not before 1900, not after today); false for any real day. */
+export function parseDateText(text: string, format: string | null | undefined, today: Date = new Date(), bounded = true): ParseResult {
   const parts = text.trim().split(/[-/.]/);
   if (parts.length !== 3 || parts.some((part) => !/^\d+$/.test(part))) return { ok: false, error: 'invalidFormat' };
 
@@ -127,6 +128,7 @@ export function parseDateText(text: string, format: string | null | undefined, t
   if (!isRealDay(year, month, day)) return { ok: false, error: 'invalidFormat' };
 
   const date = makeDate(year, month, day);
+  if (!bounded) return { ok: true, date };
   if (date < MIN_BIRTH_DATE) return { ok: false, error: 'beforeMinimum' };
   if (date > startOfDay(today)) return { ok: false, error: 'inFuture' };
   return { ok: true, date };

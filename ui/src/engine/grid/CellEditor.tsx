@@ -7,6 +7,7 @@ import { useState } from 'react';
 import type { RenderEditCellProps } from 'react-data-grid';
 import { fieldType, toInputText } from '../fields';
 import type { ColumnMeta, Row } from '../types';
+import { DateCellEditor } from './DateCellEditor';
 
 export interface EditorOptions {
   meta: ColumnMeta;
@@ -30,6 +31,8 @@ export function CellEditor({ row, onRowChange, meta, label, locale, enumLabel, y
     setText(value);
     onRowChange({ ...row, [EDIT_TEXT]: { field: meta.field, text: value } } as EditedRow, commit);
   };
+
+  if (kind === 'date') return <DateCellEditor row={row} onRowChange={onRowChange} meta={meta} label={label} initial={text} />;
 
   if (kind === 'enum' || kind === 'bool') {
     const options =
@@ -62,13 +65,13 @@ export function CellEditor({ row, onRowChange, meta, label, locale, enumLabel, y
     <input
       className={`grid-editor${kind === 'number' ? ' grid-editor--number' : ''}`}
       autoFocus
-      type={kind === 'date' ? 'date' : 'text'}
+      type="text"
       inputMode={kind === 'number' ? (meta.type === 'int' ? 'numeric' : 'decimal') : undefined}
       maxLength={kind === 'text' && meta.maxLength ? meta.maxLength : undefined}
       value={text}
       aria-label={label}
       data-testid={`editor-${meta.field}`}
-      onFocus={(e) => kind !== 'date' && e.currentTarget.select()}
+      onFocus={(e) => e.currentTarget.select()}
       onChange={(e) => change(e.target.value)}
     />
   );

@@ -7,6 +7,7 @@ import { ToastProvider } from '../../shell/toast';
 import { CONFIG_STORAGE_KEY, getAppConfig } from '../../config/appConfig';
 import { TAB_STORAGE_PREFIX } from '../../engine/MetadataScreen';
 import { renderAt, seedSession } from '../../test/helpers';
+import i18n from '../../i18n';
 import DataImportScreen from './DataImportScreen';
 import { EXTRACTION_LOGS_TAB_KEY } from './importFormat';
 
@@ -217,6 +218,28 @@ describe('data import screen', () => {
     chooseFiles(csv('big.csv'));
     await waitFor(() => expect(row('big.csv').getAttribute('data-status')).toBe('refused'));
     expect(within(row('big.csv')).getByTestId('import-outcome').textContent).toMatch(/^big\.csv is .* files up to 1 KB can be imported$/);
+  });
+
+  it('says why a file was refused in the reader\'s language, with the line and column', async () => {
+    const file = csv('mt.sta');
+    mocks.apiUpload.mockResolvedValue(queued(file));
+    answer('imports/5', {
+      ...queued(file),
+      status: 'failed',
+      error: 'mt.sta: line 2, column 1: the line is not an MT940 field (a field starts like :20:)',
+      errorCode: 'import.file.notMt940Field',
+      errorParams: { file: 'mt.sta', line: 2, column: 1 },
+    });
+    await i18n.changeLanguage('sv');
+    try {
+      renderScreen();
+      chooseKind('bank');
+      chooseFiles(file);
+      await waitFor(() => expect(row('mt.sta').getAttribute('data-status')).toBe('failed'));
+      expect(within(row('mt.sta')).getByTestId('import-outcome').textContent).toBe('mt.sta: rad 2, kolumn 1: raden är inget MT940-fält (ett fält börjar som :20:)');
+    } finally {
+      await i18n.changeLanguage('en');
+    }
   });
 
   it('lists the row errors of a failed import, the first 100 of them', async () => {
