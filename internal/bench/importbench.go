@@ -102,7 +102,7 @@ func Import(ctx context.Context, dbURL string, cfg server.Config, rows int, out 
 	// The product: the same file through the import service.
 	// A clean target each run: deleted rows and rolled-back loads leave dead
 	// tuples and bloated indexes that would slow the next load down.
-	if _, err := pool.Exec(ctx, `truncate card_transaction; delete from import_file where kind = 'transaction'`); err != nil {
+	if _, err := pool.Exec(ctx, `truncate card_transaction cascade; delete from import_file where kind = 'transaction'`); err != nil {
 		return err
 	}
 	if _, err := pool.Exec(ctx, `vacuum analyze card_transaction`); err != nil {
