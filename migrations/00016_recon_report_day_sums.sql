@@ -213,11 +213,29 @@ begin
 end
 $f$;
 
+-- Writers of the day sums queue per table, always the tickets' before the
+-- transactions': an automatic run moves records of thousands of groups over
+-- several statements, and an import or a manual match writing the same
+-- groups in another order could otherwise deadlock with it. Readers (the
+-- reports) are not held up.
+create function recon_day_lock(tickets boolean, transactions boolean) returns void language plpgsql as $f$
+begin
+    if tickets then
+        lock table recon_ticket_day in share row exclusive mode;
+    end if;
+    if transactions then
+        lock table recon_transaction_day in share row exclusive mode;
+    end if;
+end
+$f$;
+
 -- recon_match: a statement's matches move their records (old rows back,
 -- new rows forward); a truncate leaves every record unmatched.
 create function recon_day_match_apply() returns trigger language plpgsql as $f$
 declare
     many boolean;
+    level1 boolean := false;
+    level2 boolean := false;
     nestloop text := current_setting('enable_nestloop');
 begin
     if tg_op = 'TRUNCATE' then
@@ -238,18 +256,26 @@ begin
     end if;
     -- (a statement writes the matches of one level: the other is not read)
     if tg_op in ('UPDATE', 'DELETE') then
-        if exists (select 1 from old_rows where level = 1) then
+        level1 := exists (select 1 from old_rows where level = 1);
+        level2 := exists (select 1 from old_rows where level = 2);
+    else
+        level1 := exists (select 1 from new_rows where level = 1);
+        level2 := exists (select 1 from new_rows where level = 2);
+    end if;
+    perform recon_day_lock(level1, level2);
+    if tg_op in ('UPDATE', 'DELETE') then
+        if level1 then
             execute recon_ticket_day_add(recon_ticket_day_moves('old_rows', -1));
         end if;
-        if exists (select 1 from old_rows where level = 2) then
+        if level2 then
             execute recon_transaction_day_add(recon_transaction_day_moves('old_rows', -1));
         end if;
     end if;
     if tg_op in ('UPDATE', 'INSERT') then
-        if exists (select 1 from new_rows where level = 1) then
+        if level1 then
             execute recon_ticket_day_add(recon_ticket_day_moves('new_rows', 1));
         end if;
-        if exists (select 1 from new_rows where level = 2) then
+        if level2 then
             execute recon_transaction_day_add(recon_transaction_day_moves('new_rows', 1));
         end if;
     end if;
@@ -270,7 +296,10 @@ declare
 begin
     if tg_op = 'TRUNCATE' then
         truncate recon_ticket_day;
-    elsif tg_op = 'INSERT' then
+        return null;
+    end if;
+    perform recon_day_lock(true, false);
+    if tg_op = 'INSERT' then
         execute recon_ticket_day_add(recon_ticket_day_rows('new_rows', 1));
     else
         if tg_op = 'UPDATE' then
@@ -296,8 +325,13 @@ begin
         truncate recon_transaction_day;
         perform recon_ticket_day_refresh(null);
     elsif tg_op = 'INSERT' then
-        execute recon_transaction_day_add(recon_transaction_day_rows('new_rows', 1));
+        -- (a task's manual adjustment is not a report row)
+        if exists (select 1 from new_rows where not is_manual_adjust) then
+            perform recon_day_lock(false, true);
+            execute recon_transaction_day_add(recon_transaction_day_rows('new_rows', 1));
+        end if;
     else
+        perform recon_day_lock(true, true);
         if tg_op = 'UPDATE' then
             create temp table recon_day_changed on commit drop as select id, processing_date from old_rows union select id, processing_date from new_rows;
         else
@@ -360,6 +394,7 @@ begin
         join card_transaction x on x.id = m.left_id;
     end if;
     if days is not null then
+        perform recon_day_lock(false, true);
         perform recon_transaction_day_refresh(days);
     end if;
     return null;
@@ -698,6 +733,7 @@ drop function recon_payout_day_add(text, int);
 drop function recon_day_transaction_apply();
 drop function recon_day_ticket_apply();
 drop function recon_day_match_apply();
+drop function recon_day_lock(boolean, boolean);
 drop function recon_transaction_day_refresh(date[]);
 drop function recon_ticket_day_refresh(date[]);
 drop function recon_transaction_day_add(text);
