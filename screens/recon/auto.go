@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -222,26 +223,33 @@ func (s *Service) waitRun(ctx context.Context, id int64, wait time.Duration) (*R
 }
 
 // candidatesSQL turns a level's key pairs into the pairs inside its
-// tolerances (DESIGN.md section 6), with the rule each meets, the variance
-// (left minus right, in the left record's currency), the date lag and the
-// difference pairs are ranked by (in USD across currencies). A pair whose
+// tolerances (DESIGN.md section 6), with the rule each meets, the status it
+// gets, the variance (left minus right, in the left record's currency), the
+// date lag and the difference pairs are ranked by (in USD across
+// currencies); each pair keeps its records' amounts, currencies, left date,
+// provider and the level's carry columns, for the day sums. A pair whose
 // match a user undid is left out: undoing says the pair is wrong. $1 is the
-// level's widest date threshold, $2 the level.
+// level's widest date threshold, $2 the level. Formatted with the level's
+// pairs and its carry columns (as ", q.name" and ", p.name").
 const candidatesSQL = `
 	create temp table recon_cand on commit drop as
+	select r.*, case when r.rule in ('exact', 'date') then 'matched' else 'partial' end as status
+	from (
 	select q.left_id, q.right_id,
 	       case when q.same then q.l_amount - q.r_amount else round(q.l_amount - q.r_amount * q.r_rate / q.l_rate, 2) end as variance,
 	       q.lag,
 	       case when q.same then abs(q.l_amount - q.r_amount) else abs(q.l_amount * q.l_rate - q.r_amount * q.r_rate) end as rank_diff,
-	       case when not q.same then 'fx' when q.l_amount <> q.r_amount then 'amount' when q.lag = 0 then 'exact' else 'date' end as rule
+	       case when not q.same then 'fx' when q.l_amount <> q.r_amount then 'amount' when q.lag = 0 then 'exact' else 'date' end as rule,
+	       q.l_amount, q.r_amount, q.l_cur, q.r_cur, q.l_date, q.provider_key%[2]s
 	from (
 		-- The rates are looked up only for pairs in two currencies: CASE
 		-- evaluates them lazily (a lateral join would run them for every pair).
 		select p.left_id, p.right_id, p.l_amount, p.r_amount, p.l_cur = p.r_cur as same, abs(p.r_date - p.l_date) as lag,
 		       case when p.l_cur <> p.r_cur then usd_rate(p.l_cur, p.l_date) end as l_rate,
 		       case when p.l_cur <> p.r_cur then usd_rate(p.r_cur, p.r_date) end as r_rate,
-		       tol.amount_threshold, tol.currency_threshold
-		from (%s) p
+		       tol.amount_threshold, tol.currency_threshold,
+		       p.l_cur, p.r_cur, p.l_date, p.provider_key%[3]s
+		from (%[1]s) p
 		left join recon_tolerance tol on tol.level = $2 and tol.provider_key = p.provider_key
 		where abs(p.r_date - p.l_date) <= coalesce(tol.date_threshold, 0)
 		  -- a pair a user undid is not matched again automatically
@@ -250,30 +258,44 @@ const candidatesSQL = `
 		offset 0) q -- kept as a subquery, so each rate is computed once per pair
 	where case when q.same then abs(q.l_amount - q.r_amount) <= coalesce(q.amount_threshold, 0)
 	           else q.currency_threshold is not null and q.l_rate is not null and q.r_rate is not null and q.l_amount <> 0
-	                and abs(q.l_amount * q.l_rate - q.r_amount * q.r_rate) * 100 <= q.currency_threshold * abs(q.l_amount * q.l_rate) end`
+	                and abs(q.l_amount * q.l_rate - q.r_amount * q.r_rate) * 100 <= q.currency_threshold * abs(q.l_amount * q.l_rate) end
+	) r`
+
+// candidates is candidatesSQL for level l.
+func candidates(l *Level) string {
+	var outer, inner strings.Builder
+	for _, c := range l.carry {
+		outer.WriteString(", q." + c)
+		inner.WriteString(", p." + c)
+	}
+	return fmt.Sprintf(candidatesSQL, l.pairs, outer.String(), inner.String())
+}
 
 // insertMatchSQL writes the chosen pairs of recon_cand as matches of run
 // $2 by $3 at level $1.
 const insertMatchSQL = `
 	insert into recon_match (level, left_id, right_id, status, rule, amount_variance, date_lag_days, run_id, created_by)
-	select $1, c.left_id, c.right_id, case when c.rule in ('exact', 'date') then 'matched' else 'partial' end,
-	       c.rule, c.variance, c.lag, $2, $3
+	select $1, c.left_id, c.right_id, c.status, c.rule, c.variance, c.lag, $2, $3
 	from %s c`
 
-// singlesSQL matches at once every pair whose records have no other
-// candidate - nearly all of them - with no ranking to do, and keeps the
-// rest (records with several candidates) in recon_rest for the rounds.
-var singlesSQL = []string{
+// splitSQL leaves in recon_cand the pairs whose records have no other
+// candidate - nearly all of them - to be matched at once with no ranking to
+// do, and moves the rest (records with several candidates) to recon_rest
+// for the rounds. (Grouping by sorting: the candidates come nearly in id
+// order, and hashing a million groups took twice as long.)
+var splitSQL = []string{
+	`select set_config('enable_hashagg', 'off', true)`,
 	`create temp table recon_multi_left on commit drop as select left_id from recon_cand group by left_id having count(*) > 1`,
 	`create temp table recon_multi_right on commit drop as select right_id from recon_cand group by right_id having count(*) > 1`,
+	`select set_config('enable_hashagg', 'on', true)`,
 	`create temp table recon_rest on commit drop as select c.* from recon_cand c
 		where c.left_id in (select left_id from recon_multi_left) or c.right_id in (select right_id from recon_multi_right)`,
-	`with ins as (` + fmt.Sprintf(insertMatchSQL, `recon_cand`) + `
-		where c.left_id not in (select left_id from recon_multi_left) and c.right_id not in (select right_id from recon_multi_right)
-		order by c.left_id
-		returning status)
-	select count(*) filter (where status = 'matched'), count(*) filter (where status = 'partial') from ins`,
+	`delete from recon_cand c
+		where c.left_id in (select left_id from recon_multi_left) or c.right_id in (select right_id from recon_multi_right)`,
 }
+
+// singlesSQL matches the single candidates left in recon_cand.
+var singlesSQL = fmt.Sprintf(insertMatchSQL, `recon_cand`) + ` order by c.left_id`
 
 // roundSQL matches, in one statement, every remaining candidate pair that
 // is the best of both its records (least difference, then least lag, then
@@ -341,10 +363,11 @@ func (s *Service) execute(ctx context.Context, runID int64, l *Level) error {
 				return err
 			}
 		}
-		m, err := match(ctx, tx, l, runID, actor)
-		if err != nil {
-			return err
-		}
+		// The records left unmatched are counted before matching, when the
+		// level's matches are old and their index answers alone (after, it
+		// checks each new match in the table), less those the run matches:
+		// each match takes one unmatched record of each side, and no one
+		// else matches at this level while the run holds it.
 		var left, right int
 		if err := tx.QueryRow(ctx, l.leftUnmatched).Scan(&left); err != nil {
 			return err
@@ -352,6 +375,12 @@ func (s *Service) execute(ctx context.Context, runID int64, l *Level) error {
 		if err := tx.QueryRow(ctx, l.rightUnmatched).Scan(&right); err != nil {
 			return err
 		}
+		m, err := match(ctx, tx, l, runID, actor)
+		if err != nil {
+			return err
+		}
+		left -= m.matched + m.partial
+		right -= m.matched + m.partial
 		if _, err := tx.Exec(ctx, `update recon_run set status = 'succeeded', finished_on = clock_timestamp(), matched = $2, partial = $3,
 			left_unmatched = $4, right_unmatched = $5 where id = $1`, runID, m.matched, m.partial, left, right); err != nil {
 			return err
@@ -371,18 +400,18 @@ func match(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string) 
 	if err := tx.QueryRow(ctx, `select coalesce(max(date_threshold), 0) from recon_tolerance where level = $1`, l.N).Scan(&maxLag); err != nil {
 		return c, err
 	}
-	if _, err := tx.Exec(ctx, fmt.Sprintf(candidatesSQL, l.pairs), maxLag, l.N); err != nil {
+	if _, err := tx.Exec(ctx, candidates(l), maxLag, l.N); err != nil {
 		return c, fmt.Errorf("candidates: %w", err)
 	}
 	if _, err := tx.Exec(ctx, `analyze recon_cand`); err != nil {
 		return c, err
 	}
-	for _, sql := range singlesSQL[:len(singlesSQL)-1] {
+	for _, sql := range splitSQL {
 		if _, err := tx.Exec(ctx, sql); err != nil {
 			return c, fmt.Errorf("single candidates: %w", err)
 		}
 	}
-	if err := tx.QueryRow(ctx, singlesSQL[len(singlesSQL)-1], l.N, runID, actor).Scan(&c.matched, &c.partial); err != nil {
+	if err := matchSingles(ctx, tx, l, runID, actor, &c); err != nil {
 		return c, fmt.Errorf("single candidates: %w", err)
 	}
 	for {
@@ -396,6 +425,32 @@ func match(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string) 
 			return c, nil
 		}
 	}
+}
+
+// matchSingles matches the single candidates and adds them to the level's
+// day sums from the candidates themselves (the match trigger would join
+// them back to their records, which cost a third of a run).
+func matchSingles(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string, c *matchCounts) error {
+	if l.facts != "" {
+		if _, err := tx.Exec(ctx, `select set_config('ledgerdesk.recon_day_applied', 'on', true)`); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.Exec(ctx, singlesSQL, l.N, runID, actor); err != nil {
+		return err
+	}
+	if err := tx.QueryRow(ctx, `select count(*) filter (where status = 'matched'), count(*) filter (where status = 'partial') from recon_cand`).
+		Scan(&c.matched, &c.partial); err != nil {
+		return err
+	}
+	if l.facts == "" {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `select set_config('ledgerdesk.recon_day_applied', 'off', true)`); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, `select recon_day_apply_facts($1, $2)`, l.N, l.facts)
+	return err
 }
 
 // RunNow runs automatic reconciliation of level l in this process, without

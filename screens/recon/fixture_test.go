@@ -138,6 +138,19 @@ func (f *fixture) auto(l *Level) *Run {
 	if r.Status != "succeeded" {
 		f.t.Fatalf("auto %s: run %+v", l.Slug, r)
 	}
+	// The run's counts (made before matching, less its matches) are those
+	// counted afresh after it.
+	var left, right int
+	if err := f.pool.QueryRow(f.ctx, l.leftUnmatched).Scan(&left); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := f.pool.QueryRow(f.ctx, l.rightUnmatched).Scan(&right); err != nil {
+		f.t.Fatal(err)
+	}
+	if r.LeftUnmatched != left || r.RightUnmatched != right {
+		f.t.Errorf("auto %s: run counts %d %s and %d %s unmatched, there are %d and %d",
+			l.Slug, r.LeftUnmatched, l.Left, r.RightUnmatched, l.Right, left, right)
+	}
 	return r
 }
 

@@ -33,8 +33,14 @@ type Level struct {
 	// pairs selects every candidate pair of the level sharing its key, both
 	// sides without a live match, with (left_id, right_id, l_amount,
 	// r_amount, l_cur, r_cur, l_date, r_date, provider_key); $1 is the
-	// widest date threshold of the level, in days.
+	// widest date threshold of the level, in days. It adds the columns of
+	// carry, which candidates keep for facts.
 	pairs string
+	carry []string
+	// facts selects, from the run's single candidates (recon_cand), what
+	// their matches add to the level's day sums (recon_*_day_facts of
+	// migration 00017); empty where the level keeps no day sums.
+	facts string
 	// leftUnmatched and rightUnmatched count the records without a live match.
 	leftUnmatched, rightUnmatched string
 }
@@ -46,12 +52,15 @@ var Levels = []*Level{
 		pairs: `
 			select t.id as left_id, x.id as right_id, t.sale_amount as l_amount, x.transaction_amount as r_amount,
 			       t.currency as l_cur, x.currency as r_cur, t.trans_date as l_date, x.processing_date as r_date,
-			       lower(x.provider_actor) as provider_key
+			       lower(x.provider_actor) as provider_key, t.payment_type, t.country_code
 			from ticket t
 			join card_transaction x on x.client_unique_id = t.ticket_number and not x.is_manual_adjust
 			where abs(x.processing_date - t.trans_date) <= $1::int
 			  and not exists (select 1 from recon_match m where m.level = 1 and m.left_id = t.id and m.undone_on is null)
 			  and not exists (select 1 from recon_match m where m.level = 1 and m.right_id = x.id and m.undone_on is null)`,
+		carry: []string{"payment_type", "country_code"},
+		facts: `select l_date, l_cur, coalesce(payment_type, ''), coalesce(country_code, ''), coalesce(provider_key, ''),
+			status, variance, l_amount from recon_cand`,
 		leftUnmatched: `select count(*) from ticket t
 			where not exists (select 1 from recon_match m where m.level = 1 and m.left_id = t.id and m.undone_on is null)`,
 		rightUnmatched: `select count(*) from card_transaction x where not x.is_manual_adjust
@@ -63,12 +72,14 @@ var Levels = []*Level{
 			select x.id as left_id, s.id as right_id, x.transaction_amount as l_amount,
 			       coalesce(s.gross_amount, s.settlement_net + coalesce(s.fees, 0)) as r_amount,
 			       x.currency as l_cur, s.settlement_currency as r_cur, x.processing_date as l_date, s.settlement_date as r_date,
-			       lower(s.provider_actor) as provider_key
+			       lower(s.provider_actor) as provider_key, x.provider_actor, s.fees, s.settlement_net
 			from card_transaction x
 			join settlement s on s.client_unique_id = x.client_unique_id and lower(s.provider_actor) = lower(x.provider_actor)
 			where not x.is_manual_adjust and abs(s.settlement_date - x.processing_date) <= $1::int
 			  and not exists (select 1 from recon_match m where m.level = 2 and m.left_id = x.id and m.undone_on is null)
 			  and not exists (select 1 from recon_match m where m.level = 2 and m.right_id = s.id and m.undone_on is null)`,
+		carry: []string{"provider_actor", "fees", "settlement_net"},
+		facts: `select l_date, l_cur, provider_actor, r_cur, status, variance, l_amount, r_amount, fees, settlement_net from recon_cand`,
 		leftUnmatched: `select count(*) from card_transaction x where not x.is_manual_adjust
 			and not exists (select 1 from recon_match m where m.level = 2 and m.left_id = x.id and m.undone_on is null)`,
 		rightUnmatched: `select count(*) from settlement s
@@ -138,21 +149,23 @@ func (s *Service) SetQueue(q *river.Client[pgx.Tx]) { s.queue = q }
 
 // refreshPayouts brings the payout table up to date with the settlements:
 // one row per payout id with its provider, currency (null when its
-// settlements disagree), net total, latest date and size. Concurrent
-// refreshes queue behind one another (an upsert of many rows in two orders
-// could deadlock).
+// settlements disagree), net total, latest date and size. It reads the
+// settlements' day sums per payout (recon_payout_day, kept exact by the
+// settlements' trigger): a few rows per payout, not every settlement.
+// Concurrent refreshes queue behind one another (an upsert of many rows in
+// two orders could deadlock).
 func refreshPayouts(ctx context.Context, tx pgx.Tx) error {
 	if _, err := tx.Exec(ctx, `select pg_advisory_xact_lock(hashtext('recon.payout'))`); err != nil {
 		return err
 	}
 	_, err := tx.Exec(ctx, `
 		insert into payout as p (payout_key, provider_actor, currency, total_net, latest_date, settlement_count)
-		select s.payout_id, min(s.provider_actor),
-		       case when count(distinct s.settlement_currency) = 1 then min(s.settlement_currency) end,
-		       sum(s.settlement_net), max(s.settlement_date), count(*)
-		from settlement s
-		group by s.payout_id
-		order by s.payout_id
+		select d.payout_id, min(d.provider_actor),
+		       case when count(distinct d.settlement_currency) = 1 then min(d.settlement_currency) end,
+		       sum(d.net), max(d.settlement_date), sum(d.settlements)
+		from recon_payout_day d
+		group by d.payout_id
+		order by d.payout_id
 		on conflict (payout_key) do update set
 			provider_actor = excluded.provider_actor, currency = excluded.currency, total_net = excluded.total_net,
 			latest_date = excluded.latest_date, settlement_count = excluded.settlement_count
