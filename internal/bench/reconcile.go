@@ -8,6 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"runtime/pprof"
 	"sync"
 	"time"
 
@@ -210,6 +212,14 @@ func reportPages(ctx context.Context, pool *pgxpool.Pool, md *engine.Metadata, s
 		{"tickets vs transactions", "ticket-transaction", "VW_ReconTicketTransaction"},
 		{"transactions vs settlements", "transaction-settlement", "VW_ReconTransactionSettlement"},
 		{"settlements vs bank", "settlement-bank", "VW_ReconSettlementBank"},
+	}
+	if path := os.Getenv("BENCH_CPUPROFILE"); path != "" { // where the API's time goes
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		pprof.StartCPUProfile(f)
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
 	fmt.Fprintf(out, "\nreport page of 100 rows with its total, June 2025, %d requests per client\n\n", o.Iterations)
 	var rows [][]string

@@ -266,24 +266,28 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*engine.Actor
 		return nil, errSession
 	}
 	a := &engine.Actor{UserID: userID, SessionID: sessionID, Screens: map[int]bool{}}
-	var live bool
+	var live, stale bool
 	var screens []int32
 	now := s.now()
 	err = s.pool.QueryRow(ctx, `
 		select u.username, u.language_code, s.revoked_at is null and s.expires_at > $3 and u.is_active and coalesce(s.last_seen_at, s.issued_at) > $4,
-		       array(`+screensOfUser("$2")+`)
+		       s.last_seen_at is null or s.last_seen_at < $5, array(`+screensOfUser("$2")+`)
 		from auth_session s join app_user u on u.id = s.user_id
-		where s.id = $1 and s.user_id = $2`, sessionID, userID, now, now.Add(-s.idleTimeout)).Scan(&a.Username, &a.Language, &live, &screens)
+		where s.id = $1 and s.user_id = $2`, sessionID, userID, now, now.Add(-s.idleTimeout), now.Add(-time.Minute)).
+		Scan(&a.Username, &a.Language, &live, &stale, &screens)
 	if errors.Is(err, pgx.ErrNoRows) || err == nil && !live {
 		return nil, errSession
 	}
 	if err != nil {
 		return nil, err
 	}
-	// Use keeps the session alive (idle timeout); written at most once a minute.
-	if _, err := s.pool.Exec(ctx, `update auth_session set last_seen_at = $2 where id = $1 and (last_seen_at is null or last_seen_at < $3)`,
-		sessionID, now, now.Add(-time.Minute)); err != nil {
-		return nil, err
+	// Use keeps the session alive (idle timeout), written at most once a
+	// minute: most calls make no second round trip.
+	if stale {
+		if _, err := s.pool.Exec(ctx, `update auth_session set last_seen_at = $2 where id = $1 and (last_seen_at is null or last_seen_at < $3)`,
+			sessionID, now, now.Add(-time.Minute)); err != nil {
+			return nil, err
+		}
 	}
 	for _, id := range screens {
 		a.Screens[int(id)] = true
