@@ -139,18 +139,17 @@ func Reconcile(ctx context.Context, dbURL string, scfg server.Config, o Reconcil
 
 	fmt.Fprintf(out, "\nautomatic reconciliation, %d tickets\n\n", o.Rows)
 	var rows [][]string
+	// Every level starts unmatched, with the matches' table as a growing
+	// one is: rows added at its end (a run's matches are new rows; undo
+	// updates a few). Deleting a million matches instead would leave their
+	// space to be refilled page by page, which no real run meets.
+	if _, err := pool.Exec(ctx, `truncate recon_match, recon_run`); err != nil {
+		return err
+	}
+	if _, err := pool.Exec(ctx, `vacuum analyze recon_match, recon_ticket_day, recon_transaction_day`); err != nil {
+		return err
+	}
 	for _, l := range recon.Levels {
-		if _, err := pool.Exec(ctx, `delete from recon_match where level = $1`, l.N); err != nil {
-			return err
-		}
-		if _, err := pool.Exec(ctx, `delete from recon_run where level = $1`, l.N); err != nil {
-			return err
-		}
-		// Clear what the delete left behind, so a run meets the indexes and
-		// sums as after the nightly vacuum, not a million dead entries.
-		if _, err := pool.Exec(ctx, `vacuum analyze recon_match, recon_ticket_day, recon_transaction_day`); err != nil {
-			return err
-		}
 		var left, right int
 		pool.QueryRow(ctx, map[int]string{1: `select (select count(*) from ticket), (select count(*) from card_transaction)`,
 			2: `select (select count(*) from card_transaction), (select count(*) from settlement)`,

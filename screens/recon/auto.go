@@ -403,13 +403,15 @@ func match(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string) 
 	if _, err := tx.Exec(ctx, candidates(l), maxLag, l.N); err != nil {
 		return c, fmt.Errorf("candidates: %w", err)
 	}
-	if _, err := tx.Exec(ctx, `analyze recon_cand`); err != nil {
-		return c, err
-	}
 	for _, sql := range splitSQL {
 		if _, err := tx.Exec(ctx, sql); err != nil {
 			return c, fmt.Errorf("single candidates: %w", err)
 		}
+	}
+	// (The million single candidates are read whole, the plans need no
+	// statistics of them; the rounds join the rest to itself.)
+	if _, err := tx.Exec(ctx, `analyze recon_rest`); err != nil {
+		return c, err
 	}
 	if err := matchSingles(ctx, tx, l, runID, actor, &c); err != nil {
 		return c, fmt.Errorf("single candidates: %w", err)
