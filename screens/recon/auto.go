@@ -363,24 +363,12 @@ func (s *Service) execute(ctx context.Context, runID int64, l *Level) error {
 				return err
 			}
 		}
-		// The records left unmatched are counted before matching, when the
-		// level's matches are old and their index answers alone (after, it
-		// checks each new match in the table), less those the run matches:
-		// each match takes one unmatched record of each side, and no one
-		// else matches at this level while the run holds it.
-		var left, right int
-		if err := tx.QueryRow(ctx, l.leftUnmatched).Scan(&left); err != nil {
-			return err
-		}
-		if err := tx.QueryRow(ctx, l.rightUnmatched).Scan(&right); err != nil {
-			return err
-		}
 		m, err := match(ctx, tx, l, runID, actor)
 		if err != nil {
 			return err
 		}
-		left -= m.matched + m.partial
-		right -= m.matched + m.partial
+		left := m.leftUnmatched - m.matched - m.partial
+		right := m.rightUnmatched - m.matched - m.partial
 		if _, err := tx.Exec(ctx, `update recon_run set status = 'succeeded', finished_on = clock_timestamp(), matched = $2, partial = $3,
 			left_unmatched = $4, right_unmatched = $5 where id = $1`, runID, m.matched, m.partial, left, right); err != nil {
 			return err
@@ -391,7 +379,9 @@ func (s *Service) execute(ctx context.Context, runID int64, l *Level) error {
 	})
 }
 
-type matchCounts struct{ matched, partial int }
+// matchCounts is what a run matched, and the records of each side without
+// a match just before it wrote its matches.
+type matchCounts struct{ matched, partial, leftUnmatched, rightUnmatched int }
 
 // match pairs the unmatched records of level l inside tolerance, in tx.
 func match(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string) (matchCounts, error) {
@@ -402,6 +392,20 @@ func match(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string) 
 	}
 	if _, err := tx.Exec(ctx, candidates(l), maxLag, l.N); err != nil {
 		return c, fmt.Errorf("candidates: %w", err)
+	}
+	// The records without a match are counted now, while the level's
+	// matches are old and their index answers alone (after the insert it
+	// would look each new match up in the table); the run's unmatched are
+	// these less what it matches. Each match takes one of each side, no one
+	// else matches at this level while the run holds it, and every candidate
+	// was already there for this count, which reads later than the
+	// candidates did: so a record imported meanwhile counts as unmatched,
+	// and nothing counts twice.
+	if err := tx.QueryRow(ctx, l.leftUnmatched).Scan(&c.leftUnmatched); err != nil {
+		return c, err
+	}
+	if err := tx.QueryRow(ctx, l.rightUnmatched).Scan(&c.rightUnmatched); err != nil {
+		return c, err
 	}
 	for _, sql := range splitSQL {
 		if _, err := tx.Exec(ctx, sql); err != nil {
