@@ -133,8 +133,14 @@ func Reconcile(ctx context.Context, dbURL string, scfg server.Config, o Reconcil
 	if err := seedRecon(ctx, pool, o.Rows, out); err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	svc := recon.NewService(pool, log)
+	// A run logs the time of each of its steps: shown with the figures.
+	steps := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+		if len(groups) == 0 && (a.Key == slog.TimeKey || a.Key == slog.LevelKey) {
+			return slog.Attr{}
+		}
+		return a
+	}}))
+	svc := recon.NewService(pool, steps)
 	actor := engine.WithActor(ctx, &engine.Actor{Username: "bench", Screens: map[int]bool{13: true}})
 
 	fmt.Fprintf(out, "\nautomatic reconciliation, %d tickets\n\n", o.Rows)

@@ -284,10 +284,10 @@ const insertMatchSQL = `
 // for the rounds. (Grouping by sorting: the candidates come nearly in id
 // order, and hashing a million groups took twice as long.)
 var splitSQL = []string{
-	`select set_config('enable_hashagg', 'off', true)`,
+	`set local enable_hashagg = off`,
 	`create temp table recon_multi_left on commit drop as select left_id from recon_cand group by left_id having count(*) > 1`,
 	`create temp table recon_multi_right on commit drop as select right_id from recon_cand group by right_id having count(*) > 1`,
-	`select set_config('enable_hashagg', 'on', true)`,
+	`set local enable_hashagg to default`,
 	`create temp table recon_rest on commit drop as select c.* from recon_cand c
 		where c.left_id in (select left_id from recon_multi_left) or c.right_id in (select right_id from recon_multi_right)`,
 	`delete from recon_cand c
@@ -358,12 +358,14 @@ func (s *Service) execute(ctx context.Context, runID int64, l *Level) error {
 		if err := lockLevel(ctx, tx, l, 0); err != nil {
 			return err
 		}
+		took := steps{last: time.Now()}
 		if l.N == 3 {
 			if err := refreshPayouts(ctx, tx); err != nil {
 				return err
 			}
+			took.done("payouts")
 		}
-		m, err := match(ctx, tx, l, runID, actor)
+		m, err := match(ctx, tx, l, runID, actor, &took)
 		if err != nil {
 			return err
 		}
@@ -374,17 +376,43 @@ func (s *Service) execute(ctx context.Context, runID int64, l *Level) error {
 			return err
 		}
 		// A run can add a million matches: the reports' plans need to know.
-		_, err = tx.Exec(ctx, `analyze recon_match`)
-		return err
+		// (A few thousand change no plan; autovacuum's analyze follows.)
+		if m.matched+m.partial >= analyzeAfter {
+			if _, err = tx.Exec(ctx, `analyze recon_match`); err != nil {
+				return err
+			}
+		}
+		took.done("finish")
+		s.log.Info("auto reconcile", append([]any{"run", runID, "recon", l.Slug, "matched", m.matched, "partial", m.partial,
+			"leftUnmatched", left, "rightUnmatched", right}, took.times...)...)
+		return nil
 	})
 }
+
+// analyzeAfter is how many matches a run makes before it updates the
+// statistics of recon_match itself.
+const analyzeAfter = 10000
 
 // matchCounts is what a run matched, and the records of each side without
 // a match just before it wrote its matches.
 type matchCounts struct{ matched, partial, leftUnmatched, rightUnmatched int }
 
+// steps times the steps of a run, for its log line: name, duration, ...
+type steps struct {
+	last  time.Time
+	times []any
+}
+
+func (s *steps) done(name string) {
+	now := time.Now()
+	if !s.last.IsZero() {
+		s.times = append(s.times, name, now.Sub(s.last).Round(time.Millisecond))
+	}
+	s.last = now
+}
+
 // match pairs the unmatched records of level l inside tolerance, in tx.
-func match(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string) (matchCounts, error) {
+func match(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string, took *steps) (matchCounts, error) {
 	var c matchCounts
 	var maxLag int
 	if err := tx.QueryRow(ctx, `select coalesce(max(date_threshold), 0) from recon_tolerance where level = $1`, l.N).Scan(&maxLag); err != nil {
@@ -393,6 +421,7 @@ func match(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string) 
 	if _, err := tx.Exec(ctx, candidates(l), maxLag, l.N); err != nil {
 		return c, fmt.Errorf("candidates: %w", err)
 	}
+	took.done("candidates")
 	// The records without a match are counted now, while the level's
 	// matches are old and their index answers alone (after the insert it
 	// would look each new match up in the table); the run's unmatched are
@@ -407,6 +436,7 @@ func match(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string) 
 	if err := tx.QueryRow(ctx, l.rightUnmatched).Scan(&c.rightUnmatched); err != nil {
 		return c, err
 	}
+	took.done("count")
 	for _, sql := range splitSQL {
 		if _, err := tx.Exec(ctx, sql); err != nil {
 			return c, fmt.Errorf("single candidates: %w", err)
@@ -417,7 +447,8 @@ func match(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string) 
 	if _, err := tx.Exec(ctx, `analyze recon_rest`); err != nil {
 		return c, err
 	}
-	if err := matchSingles(ctx, tx, l, runID, actor, &c); err != nil {
+	took.done("split")
+	if err := matchSingles(ctx, tx, l, runID, actor, &c, took); err != nil {
 		return c, fmt.Errorf("single candidates: %w", err)
 	}
 	for {
@@ -428,6 +459,7 @@ func match(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string) 
 		c.matched += matched
 		c.partial += partial
 		if n == 0 {
+			took.done("rounds")
 			return c, nil
 		}
 	}
@@ -436,7 +468,7 @@ func match(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string) 
 // matchSingles matches the single candidates and adds them to the level's
 // day sums from the candidates themselves (the match trigger would join
 // them back to their records, which cost a third of a run).
-func matchSingles(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string, c *matchCounts) error {
+func matchSingles(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string, c *matchCounts, took *steps) error {
 	if l.facts != "" {
 		if _, err := tx.Exec(ctx, `select set_config('ledgerdesk.recon_day_applied', 'on', true)`); err != nil {
 			return err
@@ -449,6 +481,7 @@ func matchSingles(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor s
 		Scan(&c.matched, &c.partial); err != nil {
 		return err
 	}
+	took.done("insert")
 	if l.facts == "" {
 		return nil
 	}
@@ -456,6 +489,7 @@ func matchSingles(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor s
 		return err
 	}
 	_, err := tx.Exec(ctx, `select recon_day_apply_facts($1, $2)`, l.N, l.facts)
+	took.done("daySums")
 	return err
 }
 

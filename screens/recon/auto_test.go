@@ -202,6 +202,10 @@ func TestAutoReconcileCases(t *testing.T) {
 	f.settlement("PO-5", c(45), "Nuvei", "EUR", "2026-10-09", "77.00", "0.00", "77.00")
 	f.booking("77.00", "", "EUR", "2026-10-09", "Amex", "")
 	b5 := f.booking("77.00", "", "EUR", "2026-10-10", "Amex", "Nuvei")
+	f.settlement("PO-6", c(46), "Nuvei", "EUR", "2026-10-12", "60.00", "0.00", "60.00")
+	b6 := f.booking("60.00", "", "EUR", "2026-10-10", "Nuvei", "") // booked before the payout's last settlement
+	f.settlement("PO-7", c(47), "Nuvei", "EUR", "2026-10-12", "90.00", "0.00", "90.00")
+	f.booking("90.00", "", "EUR", "2026-10-15", "Nuvei", "") // three days after: outside two
 
 	for _, l := range Levels {
 		f.auto(l)
@@ -212,6 +216,8 @@ func TestAutoReconcileCases(t *testing.T) {
 	add(want{"L3 payout without booking", l3, p("PO-3"), 0, "", "", "", 0})
 	add(want{"L3 booking in another currency", l3, p("PO-4"), 0, "", "", "", 0})
 	add(want{"L3 the manual provider wins", l3, p("PO-5"), b5, "matched", "date", "0.00", 1})
+	add(want{"L3 booked two days early", l3, p("PO-6"), b6, "matched", "date", "0.00", 2})
+	add(want{"L3 booked a day too late", l3, p("PO-7"), 0, "", "", "", 0})
 	f.check(cases)
 
 	for _, right := range []int64{x15, x16a} {

@@ -95,10 +95,14 @@ var Levels = []*Level{
 			       coalesce(b.reco_amount_in_local_currency, b.amount_local) + coalesce(b.bank_charges_in_local, 0) as r_amount,
 			       p.currency as l_cur, b.currency as r_cur, p.latest_date as l_date, b.booked_date as r_date,
 			       lower(p.provider_actor) as provider_key
-			from payout p
-			join bank_booking b on b.currency = p.currency
+			-- each day of a payout's window, so bookings join on the day too
+			-- (with the window as a range condition, every payout met every
+			-- booking of its currency and provider first: 0.4 s at 6,655
+			-- payouts, and it grows with the square of them)
+			from (select p.*, p.latest_date + w.lag as day from payout p cross join generate_series(-$1::int, $1::int) w(lag)
+			      offset 0) p
+			join bank_booking b on b.booked_date = p.day and b.currency = p.currency
 			     and lower(coalesce(nullif(b.manual_provider, ''), b.provider)) = lower(p.provider_actor)
-			     and b.booked_date between p.latest_date - $1::int and p.latest_date + $1::int
 			where b.status = 'Processed'
 			  and not exists (select 1 from recon_match m where m.level = 3 and m.left_id = p.id and m.undone_on is null)
 			  and not exists (select 1 from recon_match m where m.level = 3 and m.right_id = b.id and m.undone_on is null)`,
