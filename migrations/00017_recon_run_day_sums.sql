@@ -108,71 +108,21 @@ begin
 end
 $f$;
 
--- recon_match: as in 00016, but an automatic run's own insert is left to the run.
-create or replace function recon_day_match_apply() returns trigger language plpgsql as $f$
-declare
-    many boolean;
-    level1 boolean := false;
-    level2 boolean := false;
-    nestloop text := current_setting('enable_nestloop');
-begin
-    if tg_op = 'TRUNCATE' then
-        perform recon_ticket_day_refresh(null);
-        perform recon_transaction_day_refresh(null);
-        return null;
-    end if;
-    -- an automatic run's insert: the run adds its sums (recon_day_apply_facts)
-    if current_setting('ledgerdesk.recon_day_applied', true) = 'on' then
-        return null;
-    end if;
-    -- A run's statement moves up to a million records: hash joins then, as
-    -- the planner cannot know a transition table's size; a manual match
-    -- moves one, through the primary keys.
-    if tg_op = 'INSERT' then
-        select count(*) > 10000 into many from (select 1 from new_rows limit 10001) n;
-    else
-        select count(*) > 10000 into many from (select 1 from old_rows limit 10001) n;
-    end if;
-    if many then
-        perform set_config('enable_nestloop', 'off', true);
-    end if;
-    -- (a statement writes the matches of one level: the other is not read)
-    if tg_op in ('UPDATE', 'DELETE') then
-        level1 := exists (select 1 from old_rows where level = 1);
-        level2 := exists (select 1 from old_rows where level = 2);
-    else
-        level1 := exists (select 1 from new_rows where level = 1);
-        level2 := exists (select 1 from new_rows where level = 2);
-    end if;
-    perform recon_day_lock(level1, level2);
-    if tg_op in ('UPDATE', 'DELETE') then
-        if level1 then
-            execute recon_ticket_day_add(recon_ticket_day_moves('old_rows', -1));
-        end if;
-        if level2 then
-            execute recon_transaction_day_add(recon_transaction_day_moves('old_rows', -1));
-        end if;
-    end if;
-    if tg_op in ('UPDATE', 'INSERT') then
-        if level1 then
-            execute recon_ticket_day_add(recon_ticket_day_moves('new_rows', 1));
-        end if;
-        if level2 then
-            execute recon_transaction_day_add(recon_transaction_day_moves('new_rows', 1));
-        end if;
-    end if;
-    if many then
-        perform set_config('enable_nestloop', nestloop, true);
-    end if;
-    -- a group whose records all moved away
-    delete from recon_ticket_day where tickets = 0;
-    delete from recon_transaction_day where transactions = 0;
-    return null;
-end
-$f$;
 -- +goose StatementEnd
 
+-- recon_match: as in 00016, but an automatic run's own insert (made with
+-- ledgerdesk.recon_day_applied on) is left to the run.
+drop trigger recon_day_match_insert on recon_match;
+create trigger recon_day_match_insert after insert on recon_match
+    referencing new table as new_rows for each statement
+    when (coalesce(current_setting('ledgerdesk.recon_day_applied', true), '') <> 'on')
+    execute function recon_day_match_apply();
+
 -- +goose Down
+drop trigger recon_day_match_insert on recon_match;
+create trigger recon_day_match_insert after insert on recon_match
+    referencing new table as new_rows for each statement execute function recon_day_match_apply();
+
 -- +goose StatementBegin
 create or replace function recon_ticket_day_moves(rel text, sign int) returns text language sql immutable as $f$
     select format($q$
@@ -223,63 +173,6 @@ create or replace function recon_transaction_day_moves(rel text, sign int) retur
             v(settlement_currency, transactions, amount, matched, exact, gross, gross_n, fees, fees_n, net, settled, fx_amount, fx_cost, fx_n, fx_cost_n) $q$, sign, rel)
 $f$;
 
-create or replace function recon_day_match_apply() returns trigger language plpgsql as $f$
-declare
-    many boolean;
-    level1 boolean := false;
-    level2 boolean := false;
-    nestloop text := current_setting('enable_nestloop');
-begin
-    if tg_op = 'TRUNCATE' then
-        perform recon_ticket_day_refresh(null);
-        perform recon_transaction_day_refresh(null);
-        return null;
-    end if;
-    -- A run's statement moves up to a million records: hash joins then, as
-    -- the planner cannot know a transition table's size; a manual match
-    -- moves one, through the primary keys.
-    if tg_op = 'INSERT' then
-        select count(*) > 10000 into many from (select 1 from new_rows limit 10001) n;
-    else
-        select count(*) > 10000 into many from (select 1 from old_rows limit 10001) n;
-    end if;
-    if many then
-        perform set_config('enable_nestloop', 'off', true);
-    end if;
-    -- (a statement writes the matches of one level: the other is not read)
-    if tg_op in ('UPDATE', 'DELETE') then
-        level1 := exists (select 1 from old_rows where level = 1);
-        level2 := exists (select 1 from old_rows where level = 2);
-    else
-        level1 := exists (select 1 from new_rows where level = 1);
-        level2 := exists (select 1 from new_rows where level = 2);
-    end if;
-    perform recon_day_lock(level1, level2);
-    if tg_op in ('UPDATE', 'DELETE') then
-        if level1 then
-            execute recon_ticket_day_add(recon_ticket_day_moves('old_rows', -1));
-        end if;
-        if level2 then
-            execute recon_transaction_day_add(recon_transaction_day_moves('old_rows', -1));
-        end if;
-    end if;
-    if tg_op in ('UPDATE', 'INSERT') then
-        if level1 then
-            execute recon_ticket_day_add(recon_ticket_day_moves('new_rows', 1));
-        end if;
-        if level2 then
-            execute recon_transaction_day_add(recon_transaction_day_moves('new_rows', 1));
-        end if;
-    end if;
-    if many then
-        perform set_config('enable_nestloop', nestloop, true);
-    end if;
-    -- a group whose records all moved away
-    delete from recon_ticket_day where tickets = 0;
-    delete from recon_transaction_day where transactions = 0;
-    return null;
-end
-$f$;
 
 drop function recon_day_apply_facts(int, text);
 drop function recon_transaction_day_moves_of(text, int);
