@@ -170,11 +170,17 @@ func Reconcile(ctx context.Context, dbURL string, scfg server.Config, o Reconcil
 		if err != nil {
 			return fmt.Errorf("%s floor: %w", l.Slug, err)
 		}
+		write, err := writeFloor(ctx, pool, run.ID)
+		if err != nil {
+			return fmt.Errorf("%s write floor: %w", l.Slug, err)
+		}
 		rows = append(rows, []string{l.Name, fmt.Sprintf("%d x %d", left, right), fmt.Sprintf("%d / %d / %d", run.Matched, run.Partial, run.LeftUnmatched),
-			seconds(took), seconds(floor), ratio(took, floor)})
+			seconds(took), seconds(floor), ratio(took, floor), seconds(write), ratio(write, floor)})
 	}
-	table(out, []string{"level", "left x right", "matched / partial / unmatched", "auto", "hash join", "ratio"}, rows)
+	table(out, []string{"level", "left x right", "matched / partial / unmatched", "auto", "hash join", "ratio",
+		"COPY of its matches", "COPY / hash join"}, rows)
 	fmt.Fprintln(out, "\ntargets (DESIGN.md 7): under 15 s per level with the matches written; at most 5x one bare hash join of the two sides.")
+	fmt.Fprintln(out, "For scale: COPY of the run's matches alone into an empty copy of recon_match with its keys, indexes and checks.")
 
 	return reportPages(ctx, pool, md, svc, o, out)
 }
@@ -190,6 +196,38 @@ func hashJoin(ctx context.Context, pool *pgxpool.Pool, sql string) (time.Duratio
 		start := time.Now()
 		var n int64
 		err := tx.QueryRow(ctx, sql).Scan(&n)
+		took = time.Since(start)
+		return err
+	})
+	return took, err
+}
+
+// writeFloor times what writing a run's matches costs the database alone:
+// COPY of the same rows into an empty copy of recon_match with its key,
+// indexes, checks and defaults, in one transaction, as the run writes them
+// (the run's day sums, its search for pairs and its counts not included).
+func writeFloor(ctx context.Context, pool *pgxpool.Pool, runID int64) (time.Duration, error) {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Release()
+	pg := conn.Conn().PgConn()
+	var rows bytes.Buffer
+	if _, err := pg.CopyTo(ctx, &rows, fmt.Sprintf(`copy (select level, left_id, right_id, status, rule, amount_variance, date_lag_days,
+		run_id, created_by from recon_match where run_id = %d order by left_id) to stdout`, runID)); err != nil {
+		return 0, err
+	}
+	if _, err := conn.Exec(ctx, `drop table if exists bench_match_floor;
+		create table bench_match_floor (like recon_match including all)`); err != nil {
+		return 0, err
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `drop table if exists bench_match_floor`)
+	var took time.Duration
+	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		start := time.Now()
+		_, err := pg.CopyFrom(ctx, &rows, `copy bench_match_floor (level, left_id, right_id, status, rule, amount_variance,
+			date_lag_days, run_id, created_by) from stdin`)
 		took = time.Since(start)
 		return err
 	})
@@ -226,11 +264,15 @@ func reportPages(ctx context.Context, pool *pgxpool.Pool, md *engine.Metadata, s
 		pprof.StartCPUProfile(f)
 		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
+	// The runs leave about a gigabyte of WAL behind: its checkpoint would
+	// write their pages while the reports are measured. Only a superuser
+	// may ask for one; elsewhere the turns below share that work out.
+	pool.Exec(ctx, `checkpoint`)
 	fmt.Fprintf(out, "\nreport page of 100 rows with its total, June 2025, %d requests per client\n\n", o.Iterations)
 	var rows [][]string
 	for _, c := range cases {
 		body := `{` + month + `,"PageSize":100}`
-		api := func() (time.Duration, error) {
+		apiCall := func() (time.Duration, error) {
 			return srv.post(ctx, client, "/api/recon/"+c.path+"/report", []byte(body))
 		}
 		var params map[string]any
@@ -262,7 +304,7 @@ func reportPages(ctx context.Context, pool *pgxpool.Pool, md *engine.Metadata, s
 			})
 			return time.Since(start), err
 		}
-		run := func(clients int, fn func() (time.Duration, error)) ([]time.Duration, error) {
+		run := func(clients, iterations int, fn func() (time.Duration, error)) ([]time.Duration, error) {
 			var mu sync.Mutex
 			var all []time.Duration
 			var firstErr error
@@ -271,7 +313,7 @@ func reportPages(ctx context.Context, pool *pgxpool.Pool, md *engine.Metadata, s
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					for j := 0; j < o.Iterations; j++ {
+					for j := 0; j < iterations; j++ {
 						d, err := fn()
 						mu.Lock()
 						all = append(all, d)
@@ -285,25 +327,38 @@ func reportPages(ctx context.Context, pool *pgxpool.Pool, md *engine.Metadata, s
 			wg.Wait()
 			return all, firstErr
 		}
+		// The API and the SQL alone take turns, half the requests at a
+		// time, so work the machine does meanwhile (the runs' checkpoint,
+		// say) weighs on both alike.
+		both := func(clients int) (api, sql []time.Duration, err error) {
+			for half := 0; half < 2; half++ {
+				n := o.Iterations / 2
+				if half == 1 {
+					n = o.Iterations - n
+				}
+				a, err := run(clients, n, apiCall)
+				if err != nil {
+					return nil, nil, err
+				}
+				s, err := run(clients, n, sqlAlone)
+				if err != nil {
+					return nil, nil, err
+				}
+				api, sql = append(api, a...), append(sql, s...)
+			}
+			return api, sql, nil
+		}
 		for i := 0; i < 3; i++ { // warm the caches
-			if _, err := api(); err != nil {
+			if _, err := apiCall(); err != nil {
 				return fmt.Errorf("%s: %w", c.name, err)
 			}
 			sqlAlone()
 		}
-		a1, err := run(1, api)
+		a1, s1, err := both(1)
 		if err != nil {
 			return err
 		}
-		s1, err := run(1, sqlAlone)
-		if err != nil {
-			return err
-		}
-		a8, err := run(o.Clients, api)
-		if err != nil {
-			return err
-		}
-		s8, err := run(o.Clients, sqlAlone)
+		a8, s8, err := both(o.Clients)
 		if err != nil {
 			return err
 		}
