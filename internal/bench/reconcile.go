@@ -328,23 +328,21 @@ func reportPages(ctx context.Context, pool *pgxpool.Pool, md *engine.Metadata, s
 			return all, firstErr
 		}
 		// The API and the SQL alone take turns, half the requests at a
-		// time, so work the machine does meanwhile (the runs' checkpoint,
-		// say) weighs on both alike.
+		// time, API-SQL then SQL-API, so work the machine does meanwhile
+		// (the runs' checkpoint, say) weighs on both alike.
 		both := func(clients int) (api, sql []time.Duration, err error) {
-			for half := 0; half < 2; half++ {
-				n := o.Iterations / 2
-				if half == 1 {
-					n = o.Iterations - n
-				}
-				a, err := run(clients, n, apiCall)
+			half := o.Iterations / 2
+			turns := []struct {
+				fn  func() (time.Duration, error)
+				n   int
+				out *[]time.Duration
+			}{{apiCall, half, &api}, {sqlAlone, half, &sql}, {sqlAlone, o.Iterations - half, &sql}, {apiCall, o.Iterations - half, &api}}
+			for _, t := range turns {
+				d, err := run(clients, t.n, t.fn)
 				if err != nil {
 					return nil, nil, err
 				}
-				s, err := run(clients, n, sqlAlone)
-				if err != nil {
-					return nil, nil, err
-				}
-				api, sql = append(api, a...), append(sql, s...)
+				*t.out = append(*t.out, d...)
 			}
 			return api, sql, nil
 		}
