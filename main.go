@@ -31,6 +31,7 @@ import (
 	"ledgerdesk/internal/demo"
 	"ledgerdesk/migrations"
 	"ledgerdesk/screens/imports"
+	"ledgerdesk/screens/recon"
 	"ledgerdesk/server"
 	"ledgerdesk/ui"
 )
@@ -38,11 +39,11 @@ import (
 // version is set at build time: -ldflags "-X main.version=...".
 var version = "dev"
 
-// embeddedMetadata is the copy of views.yaml, forms/ and imports/ (file
-// layouts) compiled in, used
+// embeddedMetadata is the copy of views.yaml, forms/, imports/ (file
+// layouts) and recon.yaml (the reconciliation levels) compiled in, used
 // when METADATA_DIR is unset and the working directory has no views.yaml.
 //
-//go:embed views.yaml forms imports
+//go:embed views.yaml forms imports recon.yaml
 var embeddedMetadata embed.FS
 
 const usage = `usage: ledgerdesk <command>
@@ -165,7 +166,12 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 			if err != nil {
 				return err
 			}
-			return bench.Reconcile(ctx, db.URL, cfg, bench.ReconcileOptions{Rows: orInt(*rows, 1_000_000), Iterations: *iterations, Clients: *clients}, stdout, md)
+			levels, err := recon.Load(meta)
+			if err != nil {
+				return err
+			}
+			return bench.Reconcile(ctx, db.URL, cfg, bench.ReconcileOptions{Rows: orInt(*rows, 1_000_000), Iterations: *iterations, Clients: *clients,
+				Levels: levels}, stdout, md)
 		case "pivot":
 			n := 20 // each call sums every row: fewer than the grid's 100 by default
 			fset.Visit(func(f *flag.Flag) {
@@ -197,6 +203,11 @@ func check(ctx context.Context, cfg server.Config, log *slog.Logger, meta fs.FS,
 		return err
 	}
 	fmt.Fprintf(stdout, "import layouts: %d: ok\n", len(layouts))
+	levels, err := recon.Load(meta)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "reconciliation levels: %d: ok\n", len(levels.Levels))
 	db, err := server.OpenDatabase(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -215,6 +226,9 @@ func check(ctx context.Context, cfg server.Config, log *slog.Logger, meta fs.FS,
 	}
 	fmt.Fprintln(stdout)
 	if err := engine.Validate(ctx, db.Pool, md); err != nil {
+		return err
+	}
+	if err := levels.Validate(ctx, db.Pool, func(v string) bool { return md.Views[v] != nil }); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, "metadata matches the database: ok")

@@ -7,6 +7,7 @@ import (
 
 	"ledgerdesk/engine"
 	"ledgerdesk/screens/home"
+	"ledgerdesk/screens/recon"
 )
 
 // screenHome guards the home screen (DESIGN.md section 5).
@@ -25,7 +26,11 @@ func newHomeHandlers(d Deps) *homeHandlers {
 			return list, err
 		}
 	}
-	h := &homeHandlers{home: home.New(d.Pool, recent)}
+	var levels []*recon.Level
+	if d.Recon != nil {
+		levels = d.Recon.Levels()
+	}
+	h := &homeHandlers{home: home.New(d.Pool, levels, recent)}
 	h.home.Now = d.Now
 	return h
 }

@@ -63,7 +63,14 @@ func newWorld(t *testing.T) *world {
 	down.Close() // a rate feed that is down
 	importer := imports.NewService(pool, nil, cfg.UploadMaxBytes, log)
 	// The job queue works rate syncs and auto reconciles: import jobs stay queued here.
-	reconciler := recon.NewService(pool, log)
+	levels, err := recon.Load(os.DirFS(".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := levels.Sync(context.Background(), pool); err != nil {
+		t.Fatal(err)
+	}
+	reconciler := recon.NewService(pool, levels, log)
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &rates.SyncWorker{Syncer: &rates.Syncer{Pool: pool, URL: down.URL, Log: log}})
 	river.AddWorker(workers, &recon.AutoWorker{Service: reconciler})

@@ -76,6 +76,7 @@ var routeAccess = map[string]access{
 	"GET /api/recon/providers":                              {screens: []int{13}},
 	"GET /api/recon/currencies":                             {screens: []int{13}},
 	"GET /api/recon/runs":                                   {screens: []int{13}},
+	"GET /api/recon/levels":                                 {screens: []int{13}},
 	"GET /api/recon/runs/:id":                               {screens: []int{13}},
 	"GET /api/recon/chain/:kind/:id":                        {screens: []int{13}},
 	"GET /api/recon/:level/why/:side/:id":                   {screens: []int{13}},

@@ -19,13 +19,13 @@ import (
 	"ledgerdesk/internal/pgtest"
 )
 
-// copyMetadata copies the repository's views.yaml and forms/ to a temp folder.
+// copyMetadata copies the repository's views.yaml, recon.yaml and forms/ to a temp folder.
 func copyMetadata(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "forms"), 0o755)
 	files, _ := filepath.Glob("../forms/*.yaml")
-	for _, f := range append(files, "../views.yaml") {
+	for _, f := range append(files, "../views.yaml", "../recon.yaml") {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

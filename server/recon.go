@@ -1,7 +1,9 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -10,16 +12,6 @@ import (
 	"ledgerdesk/engine"
 	"ledgerdesk/screens/recon"
 )
-
-// reportViews are the engine views behind each level's report.
-var reportViews = map[string]string{
-	"ticket-transaction":     "VW_ReconTicketTransaction",
-	"transaction-settlement": "VW_ReconTransactionSettlement",
-	"settlement-bank":        "VW_ReconSettlementBank",
-}
-
-// ticketLookupView is the ticket-only lookup of level 1.
-const ticketLookupView = "VW_ReconTicketLookup"
 
 // reconHandlers serve reconciliation (DESIGN.md section 4): filter lists,
 // reports (engine views with params), auto runs, manual matches and undo,
@@ -35,6 +27,7 @@ func (h *reconHandlers) mount(r fiber.Router, auth fiber.Handler) {
 	g := r.Group("/recon", auth, screen(screenReconcile))
 	g.Get("/providers", h.providers)
 	g.Get("/currencies", h.currencies)
+	g.Get("/levels", h.levels)
 	g.Get("/runs", h.runs)
 	g.Get("/runs/:id", h.run)
 	g.Get("/chain/:kind/:id", h.chain)
@@ -67,7 +60,11 @@ func (h *reconHandlers) currencies(c fiber.Ctx) error {
 	return ok(c, list)
 }
 
-func level(c fiber.Ctx) (*recon.Level, error) { return recon.LevelBySlug(c.Params("level")) }
+func (h *reconHandlers) level(c fiber.Ctx) (*recon.Level, error) { return h.recon.Level(c.Params("level")) }
+
+// levels answers the declared levels in tab order (recon.yaml), for the
+// dashboard's tabs, legends and dialogs.
+func (h *reconHandlers) levels(c fiber.Ctx) error { return ok(c, recon.Describe(h.recon.Levels())) }
 
 // reportRequest is the dashboard's filters with the grid's paging, sorting
 // and column filters.
@@ -102,15 +99,28 @@ func (h *reconHandlers) reportGrid(c fiber.Ctx, lookup bool) (*reportRequest, en
 		}
 		return nil, engine.GridRequest{}, err
 	}
-	view := ticketLookupView
-	if !lookup {
-		l, err := level(c)
-		if err != nil {
+	var l *recon.Level
+	if lookup {
+		for _, candidate := range h.recon.Levels() {
+			if candidate.Report.Lookup != "" {
+				l = candidate
+				break
+			}
+		}
+		if l == nil {
+			return nil, engine.GridRequest{}, engine.NotFound("No level has a ticket lookup.").With("recon.noLookup")
+		}
+	} else {
+		var err error
+		if l, err = h.level(c); err != nil {
 			return nil, engine.GridRequest{}, err
 		}
-		view = reportViews[l.Slug]
 	}
-	g, err := req.gridRequest(view, view != "VW_ReconSettlementBank")
+	view := l.Report.View
+	if lookup {
+		view = l.Report.Lookup
+	}
+	g, err := req.gridRequest(view, slices.Contains(l.Filters, "ticket"))
 	return &req, g, err
 }
 
@@ -153,7 +163,7 @@ func (h *reconHandlers) export(c fiber.Ctx, lookup bool) error {
 // run's counts when it finished, 202 with the run when it goes on, 409
 // naming the run already going.
 func (h *reconHandlers) auto(c fiber.Ctx) error {
-	l, err := level(c)
+	l, err := h.level(c)
 	if err != nil {
 		return err
 	}
@@ -174,7 +184,7 @@ func (h *reconHandlers) runs(c fiber.Ctx) error {
 	var l *recon.Level
 	if slug := c.Query("level"); slug != "" {
 		var err error
-		if l, err = recon.LevelBySlug(slug); err != nil {
+		if l, err = h.recon.Level(slug); err != nil {
 			return err
 		}
 	}
@@ -206,79 +216,80 @@ func (h *reconHandlers) run(c fiber.Ctx) error {
 }
 
 // matchBody takes every shape of spec 03 section 7.1 and DESIGN.md section
-// 4: {ticketId, transactionId}, {transactionId, settlementId}, {settlement,
-// bank} (the chosen rows) and {leftId, rightId, investigate, force}.
-type matchBody struct {
-	LeftID        *int64         `json:"leftId"`
-	RightID       *int64         `json:"rightId"`
-	TicketID      *int64         `json:"ticketId"`
-	TransactionID *int64         `json:"transactionId"`
-	SettlementID  *int64         `json:"settlementId"`
-	Settlement    map[string]any `json:"settlement"`
-	Bank          map[string]any `json:"bank"`
-	Investigate   bool           `json:"investigate"`
-	Force         bool           `json:"force"`
-	Reason        string         `json:"reason"`
-}
+// 4: the level's own id fields ({ticketId, transactionId}, {transactionId,
+// settlementId}, {payoutId, bankId}: recon.yaml's left and right fields),
+// {settlement, bank} (the chosen rows of the settlements-vs-bank dialog)
+// and {leftId, rightId, investigate, force, reason}.
+type matchBody map[string]json.RawMessage
 
-// request maps the body onto the level's sides, refusing a body of
+// request maps the body onto the level's sides, refusing an id field of
 // another level's shape.
-func (b *matchBody) request(l *recon.Level) (recon.MatchRequest, error) {
-	req := recon.MatchRequest{Investigate: b.Investigate, Force: b.Force, Reason: b.Reason}
-	pick := func(ids ...*int64) int64 {
-		for _, id := range ids {
-			if id != nil {
-				return *id
-			}
-		}
-		return 0
+func (b matchBody) request(levels []*recon.Level, l *recon.Level) (recon.MatchRequest, error) {
+	var req recon.MatchRequest
+	fields := map[string]bool{}
+	for _, o := range levels {
+		fields[o.Left.Field], fields[o.Right.Field] = true, true
 	}
-	foreign := func(field string) error {
-		return engine.Invalid(field, "%s does not belong to a match of %s.", field, l.Name).With("recon.otherLevel", "field", field, "level", l.Slug)
+	mine := map[string]bool{l.Left.Field: true, l.Right.Field: true, "leftId": true, "rightId": true,
+		"investigate": true, "force": true, "reason": true, "settlement": true, "bank": true}
+	names := make([]string, 0, len(b))
+	for name := range b {
+		names = append(names, name)
 	}
-	switch l.N {
-	case 1:
-		if b.SettlementID != nil || b.Settlement != nil || b.Bank != nil {
-			return req, foreign(firstSet(b, "settlementId", "settlement", "bank"))
+	slices.Sort(names)
+	for _, name := range names {
+		if fields[name] && !mine[name] {
+			return req, engine.Invalid(name, "%s does not belong to a match of %s.", name, l.Slug).With("recon.otherLevel", "field", name, "level", l.Slug)
 		}
-		req.LeftID, req.RightID = pick(b.LeftID, b.TicketID), pick(b.RightID, b.TransactionID)
-	case 2:
-		if b.TicketID != nil || b.Settlement != nil || b.Bank != nil {
-			return req, foreign(firstSet(b, "ticketId", "settlement", "bank"))
-		}
-		req.LeftID, req.RightID = pick(b.LeftID, b.TransactionID), pick(b.RightID, b.SettlementID)
-	case 3:
-		if b.TicketID != nil || b.TransactionID != nil || b.SettlementID != nil {
-			return req, foreign(firstSet(b, "ticketId", "transactionId", "settlementId"))
-		}
-		req.LeftID, req.RightID = pick(b.LeftID), pick(b.RightID)
-		if b.Settlement != nil {
-			key, ok := b.Settlement["PayoutID"].(string)
-			if !ok || strings.TrimSpace(key) == "" {
-				return req, engine.Invalid("settlement", "The settlement must carry its PayoutID.").With("recon.payoutIdMissing")
+	}
+	id := func(names ...string) (int64, error) {
+		for _, name := range names {
+			raw, ok := b[name]
+			if !ok || string(raw) == "null" {
+				continue
 			}
-			req.PayoutKey = key
-		}
-		if b.Bank != nil {
-			id, err := rowID(b.Bank)
-			if err != nil {
-				return req, err
+			var n int64
+			if err := json.Unmarshal(raw, &n); err != nil {
+				return 0, engine.Invalid(name, "%s must be a whole number.", name).With("recon.idNumber", "field", name)
 			}
-			req.RightID = id
+			return n, nil
 		}
+		return 0, nil
+	}
+	var err error
+	if req.LeftID, err = id("leftId", l.Left.Field); err != nil {
+		return req, err
+	}
+	if req.RightID, err = id("rightId", l.Right.Field); err != nil {
+		return req, err
+	}
+	for name, dst := range map[string]any{"investigate": &req.Investigate, "force": &req.Force, "reason": &req.Reason} {
+		if raw, ok := b[name]; ok && string(raw) != "null" {
+			if err := json.Unmarshal(raw, dst); err != nil {
+				return req, engine.Invalid(name, "%s has the wrong type.", name).With("recon.fieldType", "field", name)
+			}
+		}
+	}
+	// The spec's settlements-vs-bank body: the chosen rows.
+	if raw, ok := b["settlement"]; ok && string(raw) != "null" {
+		var row map[string]any
+		_ = json.Unmarshal(raw, &row)
+		key, ok := row["PayoutID"].(string)
+		if !ok || strings.TrimSpace(key) == "" {
+			return req, engine.Invalid("settlement", "The settlement must carry its PayoutID.").With("recon.payoutIdMissing")
+		}
+		req.LeftRef = key
+	}
+	if raw, ok := b["bank"]; ok && string(raw) != "null" {
+		var row map[string]any
+		_ = json.Unmarshal(raw, &row)
+		n, err := rowID(row)
+		if err != nil {
+			return req, err
+		}
+		req.RightID = n
 	}
 	return req, nil
-}
-
-func firstSet(b *matchBody, names ...string) string {
-	set := map[string]bool{"settlementId": b.SettlementID != nil, "settlement": b.Settlement != nil, "bank": b.Bank != nil,
-		"ticketId": b.TicketID != nil, "transactionId": b.TransactionID != nil}
-	for _, n := range names {
-		if set[n] {
-			return n
-		}
-	}
-	return names[0]
 }
 
 // rowID reads the id of a chosen bank row ({id} or {Id}).
@@ -303,7 +314,7 @@ func (h *reconHandlers) match(c fiber.Ctx) error { return h.matchAs(c, false) }
 func (h *reconHandlers) investigate(c fiber.Ctx) error { return h.matchAs(c, true) }
 
 func (h *reconHandlers) matchAs(c fiber.Ctx, investigate bool) error {
-	l, err := level(c)
+	l, err := h.level(c)
 	if err != nil {
 		return err
 	}
@@ -311,7 +322,7 @@ func (h *reconHandlers) matchAs(c fiber.Ctx, investigate bool) error {
 	if err := decode(c, &b); err != nil {
 		return err
 	}
-	req, err := b.request(l)
+	req, err := b.request(h.recon.Levels(), l)
 	if err != nil {
 		return err
 	}
@@ -325,7 +336,7 @@ func (h *reconHandlers) matchAs(c fiber.Ctx, investigate bool) error {
 
 // undo ends a match; the reason comes in the body ({reason}) or the query.
 func (h *reconHandlers) undo(c fiber.Ctx) error {
-	l, err := level(c)
+	l, err := h.level(c)
 	if err != nil {
 		return err
 	}
@@ -353,7 +364,7 @@ func (h *reconHandlers) undo(c fiber.Ctx) error {
 }
 
 func (h *reconHandlers) candidates(c fiber.Ctx) error {
-	l, err := level(c)
+	l, err := h.level(c)
 	if err != nil {
 		return err
 	}
@@ -369,7 +380,7 @@ func (h *reconHandlers) candidates(c fiber.Ctx) error {
 }
 
 func (h *reconHandlers) details(c fiber.Ctx) error {
-	l, err := level(c)
+	l, err := h.level(c)
 	if err != nil {
 		return err
 	}
@@ -397,7 +408,7 @@ func (h *reconHandlers) chain(c fiber.Ctx) error {
 }
 
 func (h *reconHandlers) why(c fiber.Ctx) error {
-	l, err := level(c)
+	l, err := h.level(c)
 	if err != nil {
 		return err
 	}

@@ -163,7 +163,7 @@ func TestReconAPI(t *testing.T) {
 	}
 	// Forced across currencies, by hand, with who and when.
 	m := w.must(201, "POST", "/api/recon/ticket-transaction/match", reconciler, `{"ticketId":`+id("t3")+`,"transactionId":`+id("x3")+`,"force":true,"reason":"agreed with the provider"}`)
-	if m["createdBy"] != "rita" || m["rule"] != "manual" || m["amountVariance"] != "-4.00" {
+	if m["createdBy"] != "rita" || m["rule"] != "forced" || m["reason"] != "agreed with the provider" || m["amountVariance"] != "-4.00" {
 		t.Errorf("forced match: %v", m)
 	}
 	matchID := fmt.Sprint(m["id"])
@@ -181,7 +181,7 @@ func TestReconAPI(t *testing.T) {
 		t.Errorf("undo twice: %d %s", a.status, a.body)
 	}
 	var audited int
-	w.pool.QueryRow(context.Background(), `select count(*) from audit_log where entity = 'recon_match' and entity_id = $1 and action in ('recon.match', 'recon.undo') and actor = 'rita'`, matchID).Scan(&audited)
+	w.pool.QueryRow(context.Background(), `select count(*) from audit_log where entity = 'recon_match' and entity_id = $1 and action in ('recon.match.forced', 'recon.undo') and actor = 'rita'`, matchID).Scan(&audited)
 	if audited != 2 {
 		t.Errorf("audit rows for the match and its undo: %d", audited)
 	}
@@ -200,7 +200,7 @@ func TestReconAPI(t *testing.T) {
 		t.Errorf("chain of the booking reaches the ticket: %v", chain["tickets"])
 	}
 	// Investigation: its own call, same answer.
-	inv := w.must(201, "POST", "/api/recon/ticket-transaction/investigate", reconciler, `{"ticketId":`+id("t4")+`,"transactionId":`+id("x3")+`,"force":true}`)
+	inv := w.must(201, "POST", "/api/recon/ticket-transaction/investigate", reconciler, `{"ticketId":`+id("t4")+`,"transactionId":`+id("x3")+`,"force":true,"reason":"ask the provider"}`)
 	if inv["status"] != "investigation" {
 		t.Errorf("investigation: %v", inv)
 	}

@@ -175,7 +175,17 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 	}
 	importer := imports.NewService(db.Pool, layouts, cfg.UploadMaxBytes, log)
 	syncer := &rates.Syncer{Pool: db.Pool, URL: cfg.RatesURL, Log: log}
-	reconciler := recon.NewService(db.Pool, log)
+	levels, err := recon.Load(opt.Metadata)
+	if err != nil {
+		return err
+	}
+	if err := levels.Validate(ctx, db.Pool, func(v string) bool { return md.Views[v] != nil }); err != nil {
+		return err
+	}
+	if err := levels.Sync(ctx, db.Pool); err != nil {
+		return fmt.Errorf("reconciliation levels: %w", err)
+	}
+	reconciler := recon.NewService(db.Pool, levels, log)
 	queue, err := startQueue(ctx, db.Pool, importer, syncer, sender, reconciler, log)
 	if err != nil {
 		return err

@@ -31,6 +31,8 @@ type ReconcileOptions struct {
 	Iterations int    // report requests per client
 	Clients    int    // concurrent clients of the second report round
 	Database   string // default ReconcileDatabase
+	// Levels are recon.yaml's levels (the copy in the metadata when nil).
+	Levels *recon.Definition
 }
 
 // seedRecon generates rows tickets with the demo generator's mix (3 % with
@@ -140,7 +142,16 @@ func Reconcile(ctx context.Context, dbURL string, scfg server.Config, o Reconcil
 		}
 		return a
 	}}))
-	svc := recon.NewService(pool, steps)
+	if o.Levels == nil {
+		return fmt.Errorf("bench reconcile: no level definition")
+	}
+	if err := o.Levels.Validate(ctx, pool, func(v string) bool { return md.Views[v] != nil }); err != nil {
+		return err
+	}
+	if err := o.Levels.Sync(ctx, pool); err != nil {
+		return err
+	}
+	svc := recon.NewService(pool, o.Levels, steps)
 	actor := engine.WithActor(ctx, &engine.Actor{Username: "bench", Screens: map[int]bool{13: true}})
 
 	fmt.Fprintf(out, "\nautomatic reconciliation, %d tickets\n\n", o.Rows)
@@ -155,7 +166,7 @@ func Reconcile(ctx context.Context, dbURL string, scfg server.Config, o Reconcil
 	if _, err := pool.Exec(ctx, `vacuum analyze recon_match, recon_ticket_day, recon_transaction_day`); err != nil {
 		return err
 	}
-	for _, l := range recon.Levels {
+	for _, l := range svc.Levels() {
 		var left, right int
 		pool.QueryRow(ctx, map[int]string{1: `select (select count(*) from ticket), (select count(*) from card_transaction)`,
 			2: `select (select count(*) from card_transaction), (select count(*) from settlement)`,

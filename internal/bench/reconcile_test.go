@@ -10,6 +10,7 @@ import (
 
 	"ledgerdesk/engine"
 	"ledgerdesk/internal/pgtest"
+	"ledgerdesk/screens/recon"
 	"ledgerdesk/server"
 )
 
@@ -29,8 +30,12 @@ func TestReconcileBenchRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	levels, err := recon.Load(os.DirFS("../.."))
+	if err != nil {
+		t.Fatal(err)
+	}
 	err = Reconcile(context.Background(), pgtest.AdminURL(), cfg, ReconcileOptions{Rows: 3000, Iterations: 2, Clients: 2,
-		Database: strings.TrimPrefix(u.Path, "/")}, &out, md)
+		Database: strings.TrimPrefix(u.Path, "/"), Levels: levels}, &out, md)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/screens/recon"
 )
 
 // Screen ids whose figures the home screen shows (DESIGN.md section 5).
@@ -39,7 +40,8 @@ const maxCached = 1000
 
 // Service computes and caches the home figures.
 type Service struct {
-	pool *pgxpool.Pool
+	pool   *pgxpool.Pool
+	levels []level
 	// Imports lists the newest imports (imports.Service.Recent); nil leaves them out.
 	Imports func(ctx context.Context, n int) (any, error)
 	Now     func() time.Time
@@ -53,9 +55,15 @@ type cached struct {
 	res *Figures
 }
 
-// New returns the service reading from pool.
-func New(pool *pgxpool.Pool, imports func(ctx context.Context, n int) (any, error)) *Service {
-	return &Service{pool: pool, Imports: imports, Now: time.Now, cache: map[string]cached{}}
+// New returns the service reading from pool, with the figures of the
+// reconciliation levels recon.yaml declares (their left sides).
+func New(pool *pgxpool.Pool, levels []*recon.Level, imports func(ctx context.Context, n int) (any, error)) *Service {
+	s := &Service{pool: pool, Imports: imports, Now: time.Now, cache: map[string]cached{}}
+	for _, l := range levels {
+		s.levels = append(s.levels, level{n: l.N, slug: l.Slug, left: fmt.Sprintf(
+			`select id, date as d, currency as cur, amount, ref from %s where date between $1 and $2`, l.Left.Source)})
+	}
+	return s
 }
 
 // Figures is the answer of GET /api/home. A figure the caller's screens do
@@ -95,10 +103,11 @@ type LevelFigures struct {
 	NoRate int64 `json:"noRate"`
 }
 
-// TrendDay is the unmatched USD amount of each level's records of one day.
+// TrendDay is the unmatched USD amount of each level's records of one
+// day, in the levels' order.
 type TrendDay struct {
-	Date   string    `json:"date"`
-	Levels [3]string `json:"levels"`
+	Date   string   `json:"date"`
+	Levels []string `json:"levels"`
 }
 
 // Unmatched is one of the oldest unmatched records of a level in the month.
@@ -125,6 +134,9 @@ type Run struct {
 	LeftUnmatched  int        `json:"leftUnmatched"`
 	RightUnmatched int        `json:"rightUnmatched"`
 	Error          *string    `json:"error"`
+	// ErrorCode and ErrorParams say why a run failed in the reader's language.
+	ErrorCode   *string        `json:"errorCode"`
+	ErrorParams map[string]any `json:"errorParams"`
 }
 
 // TaskFigures are the open tasks (New and In Progress) now.
@@ -212,11 +224,11 @@ func (s *Service) compute(ctx context.Context, a *engine.Actor, month, now time.
 	from, to := month, month.AddDate(0, 1, -1)
 	f := &Figures{Month: month.Format("2006-01"), From: from.Format(time.DateOnly), To: to.Format(time.DateOnly), ComputedAt: now.UTC()}
 	var parts []func(context.Context) error
-	trend := make([]map[string]string, len(levels))
-	oldest := make([][]Unmatched, len(levels))
+	trend := make([]map[string]string, len(s.levels))
+	oldest := make([][]Unmatched, len(s.levels))
 	if a.Can(ScreenReconcile) {
-		f.Levels = make([]*LevelFigures, len(levels))
-		for i, l := range levels {
+		f.Levels = make([]*LevelFigures, len(s.levels))
+		for i, l := range s.levels {
 			parts = append(parts, func(ctx context.Context) (err error) {
 				f.Levels[i], trend[i], oldest[i], err = s.level(ctx, l, from, to, now)
 				return err
@@ -279,20 +291,11 @@ func parallel(ctx context.Context, parts []func(context.Context) error) error {
 
 // level is one reconciliation level's left side as the home screen reads
 // it: the records of a month with their date, currency, amount and a
-// reference the user knows them by.
+// reference the user knows them by (from the level's canonical source).
 type level struct {
 	n    int
 	slug string
 	left string // select id, d, cur, amount, ref ... where d between $1 and $2
-}
-
-var levels = []level{
-	{1, "ticket-transaction", `select id, trans_date as d, currency as cur, sale_amount as amount, ticket_number as ref
-		from ticket where trans_date between $1 and $2`},
-	{2, "transaction-settlement", `select id, processing_date as d, currency as cur, transaction_amount as amount, client_unique_id as ref
-		from card_transaction where not is_manual_adjust and processing_date between $1 and $2`},
-	{3, "settlement-bank", `select id, latest_date as d, currency as cur, total_net as amount, payout_key as ref
-		from payout where latest_date between $1 and $2`},
 }
 
 // level counts and sums the month's records by status and lists the
@@ -304,7 +307,10 @@ func (s *Service) level(ctx context.Context, l level, from, to, now time.Time) (
 	rows, err := s.pool.Query(ctx, `
 		with l as materialized (`+l.left+`), `+liveMatches+`, j as materialized (
 			select l.id, l.d, l.cur, l.amount, l.ref,
-			       case when m.status is null then 'unmatched' when m.status = 'matched' then 'matched' else 'partial' end as status
+			       -- as the reports say: matched only when equal; a difference,
+			       -- an investigation or a change since matching is partial
+			       case when m.status is null then 'unmatched' when m.status = 'matched' and coalesce(m.amount_variance, 0) = 0 then 'matched'
+			            else 'partial' end as status
 			from l left join m on m.left_id = l.id
 		), g as (
 			select d, cur, status, count(*) as n, sum(amount) as amount from j group by 1, 2, 3
@@ -366,7 +372,7 @@ func (s *Service) level(ctx context.Context, l level, from, to, now time.Time) (
 // close together. Probing the index once per record took twice as long,
 // and a hash join read every match of the level.
 const liveMatches = `m as (
-	select left_id, status from recon_match
+	select left_id, status, amount_variance from recon_match
 	where level = $3 and undone_on is null and left_id between (select min(id) from l) and (select max(id) from l))`
 
 // oldestCount is how many of the oldest unmatched records of a level are listed.
@@ -374,7 +380,8 @@ const oldestCount = 5
 
 func (s *Service) lastRuns(ctx context.Context) ([]Run, error) {
 	rows, err := s.pool.Query(ctx, `
-		select distinct on (level) level, id, status, created_by, created_on, finished_on, matched, partial, left_unmatched, right_unmatched, error
+		select distinct on (level) level, id, status, created_by, created_on, finished_on, matched, partial, left_unmatched, right_unmatched, error,
+		       error_code, error_params
 		from recon_run order by level, id desc`)
 	if err != nil {
 		return nil, err
@@ -384,7 +391,7 @@ func (s *Service) lastRuns(ctx context.Context) ([]Run, error) {
 	for rows.Next() {
 		var r Run
 		if err := rows.Scan(&r.Level, &r.RunID, &r.Status, &r.CreatedBy, &r.CreatedOn, &r.FinishedOn, &r.Matched, &r.Partial,
-			&r.LeftUnmatched, &r.RightUnmatched, &r.Error); err != nil {
+			&r.LeftUnmatched, &r.RightUnmatched, &r.Error, &r.ErrorCode, &r.ErrorParams); err != nil {
 			return nil, err
 		}
 		out = append(out, r)
@@ -473,7 +480,7 @@ func (s *Service) bank(ctx context.Context, from, to time.Time) (*BankFigures, e
 func trendDays(from, to time.Time, levels []map[string]string) []TrendDay {
 	out := []TrendDay{}
 	for d := from; !d.After(to); d = d.AddDate(0, 0, 1) {
-		day := TrendDay{Date: d.Format(time.DateOnly)}
+		day := TrendDay{Date: d.Format(time.DateOnly), Levels: make([]string, len(levels))}
 		for i := range day.Levels {
 			day.Levels[i] = "0.00"
 			if i < len(levels) {

@@ -3,7 +3,9 @@ package home
 import (
 	"context"
 	"fmt"
+	"ledgerdesk/screens/recon"
 	"math/rand/v2"
+	"os"
 	"testing"
 	"time"
 
@@ -109,7 +111,7 @@ func TestHomeFiguresAgainstTheData(t *testing.T) {
 		       ('A', '2026-03-08', 'IN', 1, 'USD', 'Card', 'No', 'Yes', 50, null)`)
 
 	now := time.Date(2026, 4, 10, 9, 0, 0, 0, time.UTC)
-	s := New(pool, func(context.Context, int) (any, error) { return []string{"an import"}, nil })
+	s := New(pool, testLevels(t), func(context.Context, int) (any, error) { return []string{"an import"}, nil })
 	s.Now = func() time.Time { return now }
 	everything := &engine.Actor{Screens: map[int]bool{1: true, 2: true, 13: true, 14: true, 15: true}}
 	f, err := s.Home(ctx, everything, time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
@@ -226,7 +228,7 @@ func TestHomeFollowsScreens(t *testing.T) {
 	pool := pgtest.New(t)
 	ctx := context.Background()
 	now := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
-	s := New(pool, func(context.Context, int) (any, error) { return []string{}, nil })
+	s := New(pool, testLevels(t), func(context.Context, int) (any, error) { return []string{}, nil })
 	s.Now = func() time.Time { return now }
 	march, _ := ParseMonth("", now)
 	homeOnly, err := s.Home(ctx, &engine.Actor{Screens: map[int]bool{1: true}}, march)
@@ -256,4 +258,14 @@ func TestHomeFollowsScreens(t *testing.T) {
 			t.Errorf("month %q: %v", bad, err)
 		}
 	}
+}
+
+// testLevels are the product's reconciliation levels (recon.yaml).
+func testLevels(t *testing.T) []*recon.Level {
+	t.Helper()
+	d, err := recon.Load(os.DirFS("../.."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Levels
 }

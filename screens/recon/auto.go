@@ -34,23 +34,27 @@ type Run struct {
 	StartedOn      *time.Time `json:"startedOn"`
 	FinishedOn     *time.Time `json:"finishedOn"`
 	Error          string     `json:"error,omitempty"`
-	jobID          *int64
+	// ErrorCode and ErrorParams are the message of a failed run, for the
+	// UI to show in the reader's language (Error is its English text).
+	ErrorCode   string         `json:"errorCode,omitempty"`
+	ErrorParams map[string]any `json:"errorParams,omitempty"`
+	jobID       *int64
 }
 
 // Done reports whether the run has finished, well or not.
 func (r *Run) Done() bool { return r.Status == "succeeded" || r.Status == "failed" }
 
 const runColumns = `id, level, status, matched, partial, left_unmatched, right_unmatched, created_by, created_on,
-	started_on, finished_on, coalesce(error, ''), job_id`
+	started_on, finished_on, coalesce(error, ''), coalesce(error_code, ''), error_params, job_id`
 
-func scanRun(row pgx.Row) (*Run, error) {
+func (s *Service) scanRun(row pgx.Row) (*Run, error) {
 	var r Run
 	var level int
 	if err := row.Scan(&r.ID, &level, &r.Status, &r.Matched, &r.Partial, &r.LeftUnmatched, &r.RightUnmatched, &r.CreatedBy,
-		&r.CreatedOn, &r.StartedOn, &r.FinishedOn, &r.Error, &r.jobID); err != nil {
+		&r.CreatedOn, &r.StartedOn, &r.FinishedOn, &r.Error, &r.ErrorCode, &r.ErrorParams, &r.jobID); err != nil {
 		return nil, err
 	}
-	r.Level = Levels[level-1].Slug
+	r.Level = s.def.slugOf(level)
 	r.Unmatched = r.LeftUnmatched
 	if r.StartedOn != nil && r.FinishedOn != nil {
 		r.Seconds = float64(r.FinishedOn.Sub(*r.StartedOn).Milliseconds()) / 1000
@@ -60,7 +64,7 @@ func scanRun(row pgx.Row) (*Run, error) {
 
 // GetRun returns one run.
 func (s *Service) GetRun(ctx context.Context, id int64) (*Run, error) {
-	r, err := scanRun(s.pool.QueryRow(ctx, `select `+runColumns+` from recon_run where id = $1`, id))
+	r, err := s.scanRun(s.pool.QueryRow(ctx, `select `+runColumns+` from recon_run where id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, engine.NotFound("No reconciliation run %d.", id).With("recon.runNotFound", "runId", id)
 	}
@@ -81,7 +85,7 @@ func (s *Service) Runs(ctx context.Context, l *Level, limit int) ([]*Run, error)
 	defer rows.Close()
 	out := []*Run{}
 	for rows.Next() {
-		r, err := scanRun(rows)
+		r, err := s.scanRun(rows)
 		if err != nil {
 			return nil, err
 		}
@@ -113,15 +117,50 @@ type AutoWorker struct {
 // Work runs the level; a failure is written to the run.
 func (w *AutoWorker) Work(ctx context.Context, job *river.Job[AutoArgs]) error {
 	ctx = engine.WithActor(ctx, &engine.Actor{Username: job.Args.Actor})
-	err := w.Service.execute(ctx, job.Args.RunID, Levels[job.Args.Level-1])
+	l := w.Service.def.ByNumber(job.Args.Level)
+	var err error
+	if l == nil {
+		err = fmt.Errorf("level %d is no longer declared in %s", job.Args.Level, File)
+	} else {
+		err = w.Service.execute(ctx, job.Args.RunID, l)
+	}
 	if err != nil {
-		w.Service.log.Error("auto reconcile failed", "run", job.Args.RunID, "level", job.Args.Level, "err", err)
-		if _, ferr := w.Service.pool.Exec(context.WithoutCancel(ctx), `update recon_run set status = 'failed', finished_on = now(), error = $2
-			where id = $1 and status in ('queued', 'running')`, job.Args.RunID, engine.MessageOf(err)); ferr != nil {
-			w.Service.log.Error("auto reconcile: recording the failure", "run", job.Args.RunID, "err", ferr)
-		}
+		w.Service.fail(ctx, job.Args.RunID, err)
 	}
 	return err
+}
+
+// fail records a failed run with a message code: a collision with other
+// writes that outlasted the retries, or an unexpected problem (its detail
+// goes to the log, never to the run or a client).
+func (s *Service) fail(ctx context.Context, runID int64, err error) {
+	s.log.Error("auto reconcile failed", "run", runID, "err", err)
+	e := runFailure(runID, err)
+	if _, ferr := s.pool.Exec(context.WithoutCancel(ctx), `update recon_run set status = 'failed', finished_on = now(), error = $2,
+		error_code = $3, error_params = $4 where id = $1 and status in ('queued', 'running')`, runID, e.Message, e.Key, e.Params); ferr != nil {
+		s.log.Error("auto reconcile: recording the failure", "run", runID, "err", ferr)
+	}
+}
+
+// runFailure is what a failed run says: its typed error when it has one,
+// else a message code for a collision or an unexpected problem.
+func runFailure(runID int64, err error) *engine.Error {
+	var e *engine.Error
+	if errors.As(err, &e) && e.Key != "" && e.Code != engine.CodeInternal {
+		return e
+	}
+	if retryable(err) {
+		return engine.Conflict("The run met other writes to the same records and stopped; nothing was changed. Start it again.").
+			With("recon.runCollided", "runId", runID)
+	}
+	return engine.Internal(err).With("recon.runFailed", "runId", runID)
+}
+
+// retryable reports a deadlock or serialization failure: the transaction
+// changed nothing and may be run again.
+func retryable(err error) bool {
+	var pg *pgconn.PgError
+	return errors.As(err, &pg) && (pg.Code == "40P01" || pg.Code == "40001")
 }
 
 // Timeout bounds a run: a million records per side take well under a minute.
@@ -179,7 +218,7 @@ func (s *Service) Auto(ctx context.Context, l *Level) (*Run, error) {
 }
 
 func (s *Service) activeRun(ctx context.Context, l *Level) (*Run, error) {
-	r, err := scanRun(s.pool.QueryRow(ctx, `select `+runColumns+` from recon_run where level = $1 and status in ('queued', 'running')`, l.N))
+	r, err := s.scanRun(s.pool.QueryRow(ctx, `select `+runColumns+` from recon_run where level = $1 and status in ('queued', 'running')`, l.N))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -202,7 +241,8 @@ func (s *Service) abandoned(ctx context.Context, r *Run) (bool, error) {
 		return false, nil
 	}
 	tag, err := s.pool.Exec(ctx, `update recon_run set status = 'failed', finished_on = now(),
-		error = 'The run stopped without finishing (its process ended).' where id = $1 and status in ('queued', 'running')`, r.ID)
+		error = 'The run stopped without finishing (its process ended).', error_code = 'recon.runAbandoned', error_params = $2
+		where id = $1 and status in ('queued', 'running')`, r.ID, map[string]any{"runId": r.ID})
 	return tag.RowsAffected() == 1, err
 }
 
@@ -223,52 +263,36 @@ func (s *Service) waitRun(ctx context.Context, id int64, wait time.Duration) (*R
 }
 
 // candidatesSQL turns a level's key pairs into the pairs inside its
-// tolerances (DESIGN.md section 6), with the rule each meets, the status it
-// gets, the variance (left minus right, in the left record's currency), the
-// date lag and the difference pairs are ranked by (in USD across
-// currencies); each pair keeps its records' amounts, currencies, left date,
-// provider and the level's carry columns, for the day sums. A pair whose
-// match a user undid is left out: undoing says the pair is wrong. $1 is the
-// level's widest date threshold, $2 the level. Formatted with the level's
-// pairs and its carry columns (as ", q.name" and ", p.name").
+// tolerances (DESIGN.md section 6), evaluated by recon_pair_eval: the rule
+// each meets, the status it gets, the variance (left minus right, in the
+// left record's currency), the date lag and the difference pairs are
+// ranked by (in USD across currencies); each pair keeps its records'
+// amounts, currencies, left date, provider and the level's carry columns,
+// for the day sums. A pair whose match a user undid is left out: undoing
+// says the pair is wrong. $1 is the level's widest date threshold, $2 the
+// level, $3 its tolerance type. Formatted with the level's pairs and its
+// carry columns (as ", p.name").
 const candidatesSQL = `
 	create temp table recon_cand on commit drop as
-	select r.*, case when r.rule in ('exact', 'date') then 'matched' else 'partial' end as status
-	from (
-	select q.left_id, q.right_id,
-	       case when q.same then q.l_amount - q.r_amount else round(q.l_amount - q.r_amount * q.r_rate / q.l_rate, 2) end as variance,
-	       q.lag,
-	       case when q.same then abs(q.l_amount - q.r_amount) else abs(q.l_amount * q.l_rate - q.r_amount * q.r_rate) end as rank_diff,
-	       case when not q.same then 'fx' when q.l_amount <> q.r_amount then 'amount' when q.lag = 0 then 'exact' else 'date' end as rule,
-	       q.l_amount, q.r_amount, q.l_cur, q.r_cur, q.l_date, q.provider_key%[2]s
-	from (
-		-- The rates are looked up only for pairs in two currencies: CASE
-		-- evaluates them lazily (a lateral join would run them for every pair).
-		select p.left_id, p.right_id, p.l_amount, p.r_amount, p.l_cur = p.r_cur as same, abs(p.r_date - p.l_date) as lag,
-		       case when p.l_cur <> p.r_cur then usd_rate(p.l_cur, p.l_date) end as l_rate,
-		       case when p.l_cur <> p.r_cur then usd_rate(p.r_cur, p.r_date) end as r_rate,
-		       tol.amount_threshold, tol.currency_threshold,
-		       p.l_cur, p.r_cur, p.l_date, p.provider_key%[3]s
-		from (%[1]s) p
-		left join recon_tolerance tol on tol.level = $2 and tol.provider_key = p.provider_key
-		where abs(p.r_date - p.l_date) <= coalesce(tol.date_threshold, 0)
-		  -- a pair a user undid is not matched again automatically
-		  and not exists (select 1 from recon_match u where u.level = $2 and u.left_id = p.left_id and u.right_id = p.right_id
-		                  and u.undone_on is not null)
-		offset 0) q -- kept as a subquery, so each rate is computed once per pair
-	where case when q.same then abs(q.l_amount - q.r_amount) <= coalesce(q.amount_threshold, 0)
-	           else q.currency_threshold is not null and q.l_rate is not null and q.r_rate is not null and q.l_amount <> 0
-	                and abs(q.l_amount * q.l_rate - q.r_amount * q.r_rate) * 100 <= q.currency_threshold * abs(q.l_amount * q.l_rate) end
-	) r`
+	select p.left_id, p.right_id, e.variance, e.lag, e.rank_diff, e.rule, e.status,
+	       p.l_amount, p.r_amount, p.l_cur, p.r_cur, p.l_date, p.provider_key%[2]s
+	from (%[1]s) p
+	left join recon_tolerance tol on tol.level = $3 and tol.provider_key = p.provider_key
+	cross join lateral recon_pair_eval(p.l_amount, p.r_amount, p.l_cur, p.r_cur, p.l_date, p.r_date,
+	                                   tol.amount_threshold, tol.date_threshold, tol.currency_threshold) e
+	where abs(p.r_date - p.l_date) <= coalesce(tol.date_threshold, 0) and e.inside
+	  -- a pair a user undid is not matched again automatically
+	  and not exists (select 1 from recon_match u where u.level = $2 and u.left_id = p.left_id and u.right_id = p.right_id
+	                  and u.undone_on is not null)`
 
 // candidates is candidatesSQL for level l.
 func candidates(l *Level) string {
-	var outer, inner strings.Builder
-	for _, c := range l.carry {
-		outer.WriteString(", q." + c)
-		inner.WriteString(", p." + c)
+	_, names := l.carryColumns()
+	var carry strings.Builder
+	for _, c := range names {
+		carry.WriteString(", p." + c)
 	}
-	return fmt.Sprintf(candidatesSQL, l.pairs, outer.String(), inner.String())
+	return fmt.Sprintf(candidatesSQL, pairsSQL(l), carry.String())
 }
 
 // insertMatchSQL writes the chosen pairs of recon_cand as matches of run
@@ -338,9 +362,14 @@ func lockLevel(ctx context.Context, tx pgx.Tx, l *Level, wait time.Duration) err
 	return err
 }
 
+// runAttempts bounds how often a run's transaction is tried when it meets
+// a deadlock or a serialization failure (it changed nothing then).
+const runAttempts = 3
+
 // execute runs automatic reconciliation of level l for run runID in one
 // transaction: exact and inside-tolerance pairs matched, records already
-// matched (by hand or an earlier run) left alone, the counts stored.
+// matched (by hand or an earlier run) left alone, the counts stored. A
+// transaction that collides with other writes is tried again.
 func (s *Service) execute(ctx context.Context, runID int64, l *Level) error {
 	tag, err := s.pool.Exec(ctx, `update recon_run set status = 'running', started_on = now() where id = $1 and status = 'queued'`, runID)
 	if err != nil {
@@ -349,6 +378,16 @@ func (s *Service) execute(ctx context.Context, runID int64, l *Level) error {
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("run %d is not queued", runID)
 	}
+	for attempt := 1; ; attempt++ {
+		err = s.executeOnce(ctx, runID, l)
+		if err == nil || !retryable(err) || attempt == runAttempts {
+			return err
+		}
+		s.log.Warn("auto reconcile: collided with other writes, trying again", "run", runID, "attempt", attempt, "err", err)
+	}
+}
+
+func (s *Service) executeOnce(ctx context.Context, runID int64, l *Level) error {
 	actor := engine.ActorFrom(ctx).Username
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		// Hashing a million candidates wants more than the default memory.
@@ -359,12 +398,6 @@ func (s *Service) execute(ctx context.Context, runID int64, l *Level) error {
 			return err
 		}
 		took := steps{last: time.Now()}
-		if l.N == 3 {
-			if err := refreshPayouts(ctx, tx); err != nil {
-				return err
-			}
-			took.done("payouts")
-		}
 		m, err := match(ctx, tx, l, runID, actor, &took)
 		if err != nil {
 			return err
@@ -415,10 +448,10 @@ func (s *steps) done(name string) {
 func match(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string, took *steps) (matchCounts, error) {
 	var c matchCounts
 	var maxLag int
-	if err := tx.QueryRow(ctx, `select coalesce(max(date_threshold), 0) from recon_tolerance where level = $1`, l.N).Scan(&maxLag); err != nil {
+	if err := tx.QueryRow(ctx, `select coalesce(max(date_threshold), 0) from recon_tolerance where level = $1`, l.toleranceType()).Scan(&maxLag); err != nil {
 		return c, err
 	}
-	if _, err := tx.Exec(ctx, candidates(l), maxLag, l.N); err != nil {
+	if _, err := tx.Exec(ctx, candidates(l), maxLag, l.N, l.toleranceType()); err != nil {
 		return c, fmt.Errorf("candidates: %w", err)
 	}
 	took.done("candidates")
@@ -430,10 +463,10 @@ func match(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string, 
 	// was already there for this count, which reads later than the
 	// candidates did: so a record imported meanwhile counts as unmatched,
 	// and nothing counts twice.
-	if err := tx.QueryRow(ctx, l.leftUnmatched).Scan(&c.leftUnmatched); err != nil {
+	if err := tx.QueryRow(ctx, unmatchedSQL(l, "left")).Scan(&c.leftUnmatched); err != nil {
 		return c, err
 	}
-	if err := tx.QueryRow(ctx, l.rightUnmatched).Scan(&c.rightUnmatched); err != nil {
+	if err := tx.QueryRow(ctx, unmatchedSQL(l, "right")).Scan(&c.rightUnmatched); err != nil {
 		return c, err
 	}
 	took.done("count")
@@ -469,7 +502,7 @@ func match(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string, 
 // day sums from the candidates themselves (the match trigger would join
 // them back to their records, which cost a third of a run).
 func matchSingles(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string, c *matchCounts, took *steps) error {
-	if l.facts != "" {
+	if l.AfterRun != "" {
 		if _, err := tx.Exec(ctx, `select set_config('ledgerdesk.recon_day_applied', 'on', true)`); err != nil {
 			return err
 		}
@@ -482,13 +515,13 @@ func matchSingles(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor s
 		return err
 	}
 	took.done("insert")
-	if l.facts == "" {
+	if l.AfterRun == "" {
 		return nil
 	}
 	if _, err := tx.Exec(ctx, `select set_config('ledgerdesk.recon_day_applied', 'off', true)`); err != nil {
 		return err
 	}
-	_, err := tx.Exec(ctx, `select recon_day_apply_facts($1, $2)`, l.N, l.facts)
+	_, err := tx.Exec(ctx, fmt.Sprintf(`select %s($1)`, l.AfterRun), l.N)
 	took.done("daySums")
 	return err
 }
@@ -503,7 +536,7 @@ func (s *Service) RunNow(ctx context.Context, l *Level) (*Run, error) {
 		return nil, fmt.Errorf("auto reconcile %s: %w", l.Slug, err)
 	}
 	if err := s.execute(ctx, id, l); err != nil {
-		s.pool.Exec(context.WithoutCancel(ctx), `update recon_run set status = 'failed', finished_on = now(), error = $2 where id = $1`, id, engine.MessageOf(err))
+		s.fail(ctx, id, err)
 		return nil, err
 	}
 	return s.GetRun(ctx, id)

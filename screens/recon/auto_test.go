@@ -168,8 +168,8 @@ func TestAutoReconcileCases(t *testing.T) {
 	// A manual adjustment is not a provider's record: never auto-matched.
 	t25 := f.ticket(tk(25), "12.00", "USD", "2026-10-05")
 	f.exec(`insert into task (task_name) values ('adjust')`)
-	f.exec(`insert into card_transaction (client_unique_id, processing_date, provider_actor, currency, transaction_amount, is_manual_adjust, task_id)
-		values ($1, '2026-10-05', 'Manual adjustment', 'USD', 12.00, true, (select max(id) from task))`, tk(25))
+	f.exec(`insert into card_transaction (client_unique_id, processing_date, provider_actor, currency, transaction_amount, is_manual_adjust, task_id,
+		adjusted_ticket_id) values ($1, '2026-10-05', 'Manual adjustment', 'USD', 12.00, true, (select max(id) from task), $2)`, tk(25), t25)
 	add(want{"manual adjustment not matched", l1, t25, 0, "", "", "", 0})
 
 	// Level 2: transactions vs settlements.

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -15,32 +18,37 @@ import (
 // thousands of settlements).
 const ChainLimit = 500
 
-// Chain is every record linked to one record through the levels: ticket ->
-// transaction -> settlement -> payout -> bank booking, with the links
+// Chain is every record linked to one record through the levels, walked
+// over the kinds in chain order (ticket -> transaction -> settlement ->
+// payout -> bank booking for the levels of recon.yaml), with the links
 // between them. Walking down from the start (towards the bank) and up
 // (towards the tickets), never sideways: the chain of a ticket does not
-// list the other tickets paid out with it.
+// list the other tickets paid out with it. Records lists every kind's
+// records (their canonical source's columns); the five named lists are the
+// same records with the field names the dashboard has always read.
 type Chain struct {
-	Start        ChainRef        `json:"start"`
-	Tickets      json.RawMessage `json:"tickets"`
-	Transactions json.RawMessage `json:"transactions"`
-	Settlements  json.RawMessage `json:"settlements"`
-	Payouts      json.RawMessage `json:"payouts"`
-	BankBookings json.RawMessage `json:"bankBookings"`
-	Links        []ChainLink     `json:"links"`
-	Truncated    bool            `json:"truncated"`
+	Start        ChainRef                   `json:"start"`
+	Kinds        []string                   `json:"kinds"`
+	Records      map[string]json.RawMessage `json:"records"`
+	Tickets      json.RawMessage            `json:"tickets"`
+	Transactions json.RawMessage            `json:"transactions"`
+	Settlements  json.RawMessage            `json:"settlements"`
+	Payouts      json.RawMessage            `json:"payouts"`
+	BankBookings json.RawMessage            `json:"bankBookings"`
+	Links        []ChainLink                `json:"links"`
+	Truncated    bool                       `json:"truncated"`
 }
 
 // ChainRef names a record.
 type ChainRef struct {
-	Kind string `json:"kind"` // ticket, transaction, settlement, payout, bank
+	Kind string `json:"kind"` // a side of recon.yaml: ticket, transaction, settlement, payout, bank
 	ID   int64  `json:"id"`
 }
 
 // ChainLink joins two records of the chain: a live match (with its status,
 // rule, variance, who and when), a pair that shares its key but is not
-// matched (status unmatched), or a settlement's place in its payout
-// (status member).
+// matched (status unmatched), or a record's place in the record that
+// groups it, a settlement in its payout (status member).
 type ChainLink struct {
 	Level          *int       `json:"level"`
 	From           ChainRef   `json:"from"`
@@ -55,35 +63,180 @@ type ChainLink struct {
 	CreatedOn      *time.Time `json:"createdOn"`
 }
 
-// ChainKinds are the kinds a chain can start from, in chain order.
-var ChainKinds = []string{"ticket", "transaction", "settlement", "payout", "bank"}
-
-// steps walk from one kind's ids to the next kind's: down (towards the
-// bank) and up. Live matches and unmatched records sharing the key.
-var stepsDown = map[string]string{
-	"ticket": `select m.right_id from recon_match m where m.level = 1 and m.left_id = any ($1) and m.undone_on is null
-		union select x.id from ticket t join card_transaction x on x.client_unique_id = t.ticket_number
-		where t.id = any ($1) and not exists (select 1 from recon_match m where m.level = 1 and m.right_id = x.id and m.undone_on is null)`,
-	"transaction": `select m.right_id from recon_match m where m.level = 2 and m.left_id = any ($1) and m.undone_on is null
-		union select s.id from card_transaction x join settlement s on s.client_unique_id = x.client_unique_id and lower(s.provider_actor) = lower(x.provider_actor)
-		where x.id = any ($1) and not exists (select 1 from recon_match m where m.level = 2 and m.right_id = s.id and m.undone_on is null)`,
-	"settlement": `select p.id from payout p where p.payout_key in (select s.payout_id from settlement s where s.id = any ($1))`,
-	"payout":     `select m.right_id from recon_match m where m.level = 3 and m.left_id = any ($1) and m.undone_on is null`,
+// edge is a way from one kind's records to another's: a level (from its
+// left to its right) or a grouping (from the members to the group).
+type edge struct {
+	from, to string
+	level    *Level // nil: members
+	members  *Side  // the grouping side when level is nil
 }
 
-var stepsUp = map[string]string{
-	"bank":   `select m.left_id from recon_match m where m.level = 3 and m.right_id = any ($1) and m.undone_on is null`,
-	"payout": `select s.id from settlement s where s.payout_id in (select p.payout_key from payout p where p.id = any ($1))`,
-	"settlement": `select m.left_id from recon_match m where m.level = 2 and m.right_id = any ($1) and m.undone_on is null
-		union select x.id from settlement s join card_transaction x on x.client_unique_id = s.client_unique_id and lower(s.provider_actor) = lower(x.provider_actor)
-		where s.id = any ($1) and not x.is_manual_adjust
-		  and not exists (select 1 from recon_match m where m.level = 2 and m.left_id = x.id and m.undone_on is null)`,
-	"transaction": `select m.left_id from recon_match m where m.level = 1 and m.right_id = any ($1) and m.undone_on is null
-		union select t.id from card_transaction x join ticket t on t.ticket_number = x.client_unique_id
-		where x.id = any ($1) and not exists (select 1 from recon_match m where m.level = 1 and m.left_id = t.id and m.undone_on is null)`,
+// chainOrder is the kinds in chain order: every edge goes forward (a
+// topological order of the levels and groupings; ties by declaration).
+func (d *Definition) chainOrder() ([]string, []edge) {
+	var edges []edge
+	var kinds []string
+	seen := map[string]bool{}
+	add := func(k string) {
+		if !seen[k] {
+			seen[k] = true
+			kinds = append(kinds, k)
+		}
+	}
+	for _, l := range d.Levels {
+		edges = append(edges, edge{from: l.Left.SideName, to: l.Right.SideName, level: l})
+		add(l.Left.SideName)
+		add(l.Right.SideName)
+	}
+	for _, k := range slices.Sorted(maps.Keys(d.Sides)) {
+		if m := d.Sides[k].Members; m != nil {
+			edges = append(edges, edge{from: m.Side, to: k, members: d.Sides[k]})
+		}
+	}
+	// Kahn's algorithm over the declaration order.
+	in := map[string]int{}
+	for _, e := range edges {
+		in[e.to]++
+		add(e.from)
+		add(e.to)
+	}
+	var order []string
+	done := map[string]bool{}
+	for len(order) < len(kinds) {
+		progressed := false
+		for _, k := range kinds {
+			if done[k] || in[k] > 0 {
+				continue
+			}
+			done[k], progressed = true, true
+			order = append(order, k)
+			for _, e := range edges {
+				if e.from == k {
+					in[e.to]--
+				}
+			}
+			break
+		}
+		if !progressed { // a cycle: keep the declaration order for the rest
+			for _, k := range kinds {
+				if !done[k] {
+					order = append(order, k)
+					done[k] = true
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(edges, func(a, b edge) int { return slices.Index(order, a.from) - slices.Index(order, b.from) })
+	return order, edges
 }
 
-// chainRecords reads each kind's records by id as a JSON array.
+// step is the SQL from ids ($1) of one end of e to the other end's: down
+// (from -> to) or up.
+func (e edge) step(d *Definition, down bool) string {
+	if e.level == nil {
+		g, m := e.members, d.Sides[e.from]
+		if down {
+			return fmt.Sprintf(`select g.id from %s g where g.ref in (select s.%s from %s s where s.id = any ($1))`, g.Source, g.Members.Column, m.Source)
+		}
+		return fmt.Sprintf(`select s.id from %s s where s.%s in (select g.ref from %s g where g.id = any ($1))`, m.Source, g.Members.Column, g.Source)
+	}
+	l := e.level
+	mine, theirs, me, them := "left", "right", l.Left.Source, l.Right.Source
+	if !down {
+		mine, theirs, me, them = "right", "left", l.Right.Source, l.Left.Source
+	}
+	sql := fmt.Sprintf(`select m.%s_id from recon_match m where m.level = %d and m.%s_id = any ($1) and m.undone_on is null`, theirs, l.N, mine)
+	if l.Window == "key" {
+		// the unmatched records sharing the key, as candidates to look at
+		sql += fmt.Sprintf(` union select o.id from %s me join %s o on %s where me.id = any ($1) and not %s`,
+			me, them, keyEqual(l, "me", "o"), liveSQL(l, theirs, "o"))
+	}
+	return sql
+}
+
+// ChainOf returns the chain of record kind/id.
+func (s *Service) ChainOf(ctx context.Context, kind string, id int64) (*Chain, error) {
+	order, edges := s.def.chainOrder()
+	start := slices.Index(order, kind)
+	if start < 0 {
+		return nil, engine.Invalid("kind", "Unknown record kind %q: use %s.", kind, strings.Join(order, ", ")).
+			With("recon.unknownKind", "kind", kind)
+	}
+	c := &Chain{Start: ChainRef{kind, id}, Kinds: order, Records: map[string]json.RawMessage{}, Links: []ChainLink{}}
+	ids := map[string][]int64{kind: {id}}
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		var found bool
+		if err := tx.QueryRow(ctx, fmt.Sprintf(`select exists (select 1 from %s where id = $1)`, s.def.Sides[kind].Source), id).Scan(&found); err != nil {
+			return err
+		}
+		if !found {
+			return engine.NotFound("There is no %s with id %d.", kind, id).With("recon.unknownRecord", "kind", kind, "id", id)
+		}
+		walk := func(from, to, sql string) error {
+			if len(ids[from]) == 0 {
+				return nil
+			}
+			rows, err := tx.Query(ctx, `select distinct id from (`+sql+`) w(id) order by 1`+fmt.Sprintf(" limit %d", ChainLimit+1), ids[from])
+			if err != nil {
+				return fmt.Errorf("chain %s -> %s: %w", from, to, err)
+			}
+			next, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+			if err != nil {
+				return err
+			}
+			if len(next) > ChainLimit {
+				next, c.Truncated = next[:ChainLimit], true
+			}
+			ids[to] = union(ids[to], next)
+			return nil
+		}
+		for i := start; i < len(order); i++ {
+			for _, e := range edges {
+				if e.from == order[i] && slices.Index(order, e.to) > i {
+					if err := walk(e.from, e.to, e.step(s.def, true)); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		for i := start; i > 0; i-- {
+			for _, e := range edges {
+				if e.to == order[i] && slices.Index(order, e.from) < i {
+					if err := walk(e.to, e.from, e.step(s.def, false)); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		for _, k := range order {
+			var raw json.RawMessage
+			if err := tx.QueryRow(ctx, fmt.Sprintf(`select coalesce(json_agg(to_jsonb(s) order by s.id), '[]') from %s s where s.id = any ($1)`,
+				s.def.Sides[k].Source), nonNil(ids[k])).Scan(&raw); err != nil {
+				return fmt.Errorf("chain records %s: %w", k, err)
+			}
+			c.Records[k] = raw
+		}
+		for k, dst := range map[string]*json.RawMessage{"ticket": &c.Tickets, "transaction": &c.Transactions, "settlement": &c.Settlements,
+			"payout": &c.Payouts, "bank": &c.BankBookings} {
+			*dst = json.RawMessage("[]")
+			if sql, ok := chainRecords[k]; ok && s.def.Sides[k] != nil {
+				if err := tx.QueryRow(ctx, sql, nonNil(ids[k])).Scan(dst); err != nil {
+					return fmt.Errorf("chain records %s: %w", k, err)
+				}
+			}
+		}
+		var err error
+		c.Links, err = s.chainLinks(ctx, tx, edges, ids)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// chainRecords reads the five kinds of the built-in levels by id with the
+// field names the dashboard reads.
 var chainRecords = map[string]string{
 	"ticket": `select coalesce(json_agg(json_build_object('id', t.id, 'TicketNumber', t.ticket_number, 'Date', t.trans_date, 'Amount', t.sale_amount,
 		'Currency', t.currency, 'PaymentType', t.payment_type, 'CountryCode', t.country_code) order by t.id), '[]') from ticket t where t.id = any ($1)`,
@@ -100,82 +253,6 @@ var chainRecords = map[string]string{
 		'ProviderActor', coalesce(nullif(b.manual_provider, ''), b.provider), 'Text', b.text) order by b.id), '[]') from bank_booking b where b.id = any ($1)`,
 }
 
-// existsSQL checks the start record.
-var existsSQL = map[string]string{
-	"ticket": `select exists (select 1 from ticket where id = $1)`, "transaction": `select exists (select 1 from card_transaction where id = $1)`,
-	"settlement": `select exists (select 1 from settlement where id = $1)`, "payout": `select exists (select 1 from payout where id = $1)`,
-	"bank": `select exists (select 1 from bank_booking where id = $1)`,
-}
-
-// ChainOf returns the chain of record kind/id.
-func (s *Service) ChainOf(ctx context.Context, kind string, id int64) (*Chain, error) {
-	start := -1
-	for i, k := range ChainKinds {
-		if k == kind {
-			start = i
-		}
-	}
-	if start < 0 {
-		return nil, engine.Invalid("kind", "Unknown record kind %q: use ticket, transaction, settlement, payout or bank.", kind).
-			With("recon.unknownKind", "kind", kind)
-	}
-	c := &Chain{Start: ChainRef{kind, id}, Links: []ChainLink{}}
-	ids := map[string][]int64{kind: {id}}
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
-		if err := refreshPayouts(ctx, tx); err != nil {
-			return err
-		}
-		var found bool
-		if err := tx.QueryRow(ctx, existsSQL[kind], id).Scan(&found); err != nil {
-			return err
-		}
-		if !found {
-			return engine.NotFound("There is no %s with id %d.", kind, id).With("recon.unknownRecord", "kind", kind, "id", id)
-		}
-		walk := func(from, to string, sql string) error {
-			if len(ids[from]) == 0 {
-				return nil
-			}
-			rows, err := tx.Query(ctx, sql+fmt.Sprintf(" limit %d", ChainLimit+1), ids[from])
-			if err != nil {
-				return fmt.Errorf("chain %s -> %s: %w", from, to, err)
-			}
-			next, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-			if err != nil {
-				return err
-			}
-			if len(next) > ChainLimit {
-				next, c.Truncated = next[:ChainLimit], true
-			}
-			ids[to] = next
-			return nil
-		}
-		for i := start; i+1 < len(ChainKinds); i++ {
-			if err := walk(ChainKinds[i], ChainKinds[i+1], stepsDown[ChainKinds[i]]); err != nil {
-				return err
-			}
-		}
-		for i := start; i > 0; i-- {
-			if err := walk(ChainKinds[i], ChainKinds[i-1], stepsUp[ChainKinds[i]]); err != nil {
-				return err
-			}
-		}
-		for k, dst := range map[string]*json.RawMessage{"ticket": &c.Tickets, "transaction": &c.Transactions, "settlement": &c.Settlements,
-			"payout": &c.Payouts, "bank": &c.BankBookings} {
-			if err := tx.QueryRow(ctx, chainRecords[k], nonNil(ids[k])).Scan(dst); err != nil {
-				return fmt.Errorf("chain records %s: %w", k, err)
-			}
-		}
-		var err error
-		c.Links, err = chainLinks(ctx, tx, ids)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
 func nonNil(ids []int64) []int64 {
 	if ids == nil {
 		return []int64{}
@@ -183,48 +260,61 @@ func nonNil(ids []int64) []int64 {
 	return ids
 }
 
-// chainLinks reads the links among the chain's records: live matches,
-// unmatched pairs sharing their key, and settlements' payouts.
-func chainLinks(ctx context.Context, tx pgx.Tx, ids map[string][]int64) ([]ChainLink, error) {
-	// In chain order: tickets, transactions, settlements, payouts, bank.
-	rows, err := tx.Query(ctx, `select * from (
-		select m.level, m.left_id, m.right_id, m.status, m.rule, m.amount_variance::text, m.date_lag_days, m.id, m.run_id, m.created_by, m.created_on
-		from recon_match m
-		where m.undone_on is null and (
-		      m.level = 1 and m.left_id = any ($1) and m.right_id = any ($2)
-		   or m.level = 2 and m.left_id = any ($2) and m.right_id = any ($3)
-		   or m.level = 3 and m.left_id = any ($4) and m.right_id = any ($5))
-		union all
-		select 1, t.id, x.id, 'unmatched', 'key', null, abs(x.processing_date - t.trans_date), null, null, null, null
-		from ticket t join card_transaction x on x.client_unique_id = t.ticket_number
-		where t.id = any ($1) and x.id = any ($2)
-		  and not exists (select 1 from recon_match m where m.level = 1 and m.left_id = t.id and m.right_id = x.id and m.undone_on is null)
-		union all
-		select 2, x.id, s.id, 'unmatched', 'key', null, abs(s.settlement_date - x.processing_date), null, null, null, null
-		from card_transaction x join settlement s on s.client_unique_id = x.client_unique_id
-		where x.id = any ($2) and s.id = any ($3)
-		  and not exists (select 1 from recon_match m where m.level = 2 and m.left_id = x.id and m.right_id = s.id and m.undone_on is null)
-		union all
-		select 0, s.id, p.id, 'member', 'payout', null, null, null, null, null, null
-		from settlement s join payout p on p.payout_key = s.payout_id
-		where s.id = any ($3) and p.id = any ($4)) links
-		order by case level when 0 then 2.5 else level end, left_id, right_id`,
-		nonNil(ids["ticket"]), nonNil(ids["transaction"]), nonNil(ids["settlement"]), nonNil(ids["payout"]), nonNil(ids["bank"]))
-	if err != nil {
-		return nil, fmt.Errorf("chain links: %w", err)
+func union(a, b []int64) []int64 {
+	out := append(append([]int64{}, a...), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// chainLinks reads the links among the chain's records, edge by edge in
+// chain order: live matches, unmatched pairs sharing their key (levels
+// paired by key), and members in their group.
+func (s *Service) chainLinks(ctx context.Context, tx pgx.Tx, edges []edge, ids map[string][]int64) ([]ChainLink, error) {
+	out := []ChainLink{}
+	for _, e := range edges {
+		from, to := nonNil(ids[e.from]), nonNil(ids[e.to])
+		if len(from) == 0 || len(to) == 0 {
+			continue
+		}
+		var sql string
+		if e.level == nil {
+			g, m := e.members, s.def.Sides[e.from]
+			sql = fmt.Sprintf(`select s.id, g.id, 'member', 'payout', null::text, null::int, null::bigint, null::bigint, null::text, null::timestamptz
+				from %s s join %s g on g.ref = s.%s where s.id = any ($1) and g.id = any ($2)`, m.Source, g.Source, g.Members.Column)
+		} else {
+			l := e.level
+			sql = fmt.Sprintf(`select m.left_id, m.right_id, m.status, m.rule, m.amount_variance::text, m.date_lag_days, m.id, m.run_id, m.created_by, m.created_on
+				from recon_match m where m.level = %d and m.undone_on is null and m.left_id = any ($1) and m.right_id = any ($2)`, l.N)
+			if l.Window == "key" {
+				sql += fmt.Sprintf(`
+				union all
+				select l.id, r.id, 'unmatched', 'key', null, abs(r.date - l.date), null, null, null, null
+				from %s l join %s r on %s
+				where l.id = any ($1) and r.id = any ($2)
+				  and not exists (select 1 from recon_match m where m.level = %d and m.left_id = l.id and m.right_id = r.id and m.undone_on is null)`,
+					l.Left.Source, l.Right.Source, keyEqual(l, "l", "r"), l.N)
+			}
+		}
+		rows, err := tx.Query(ctx, `select * from (`+sql+`) x order by 1, 2`, from, to)
+		if err != nil {
+			return nil, fmt.Errorf("chain links %s -> %s: %w", e.from, e.to, err)
+		}
+		links, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ChainLink, error) {
+			l := ChainLink{From: ChainRef{Kind: e.from}, To: ChainRef{Kind: e.to}}
+			if err := row.Scan(&l.From.ID, &l.To.ID, &l.Status, &l.Rule, &l.AmountVariance, &l.DateLagDays, &l.MatchID, &l.RunID,
+				&l.CreatedBy, &l.CreatedOn); err != nil {
+				return l, err
+			}
+			if e.level != nil {
+				n := e.level.N
+				l.Level = &n
+			}
+			return l, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, links...)
 	}
-	kinds := [][2]string{{"settlement", "payout"}, {"ticket", "transaction"}, {"transaction", "settlement"}, {"payout", "bank"}}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (ChainLink, error) {
-		var l ChainLink
-		var level int
-		if err := row.Scan(&level, &l.From.ID, &l.To.ID, &l.Status, &l.Rule, &l.AmountVariance, &l.DateLagDays, &l.MatchID, &l.RunID,
-			&l.CreatedBy, &l.CreatedOn); err != nil {
-			return l, err
-		}
-		l.From.Kind, l.To.Kind = kinds[level][0], kinds[level][1]
-		if level > 0 {
-			l.Level = &level
-		}
-		return l, nil
-	})
+	return out, nil
 }

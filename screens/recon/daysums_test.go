@@ -93,8 +93,9 @@ func TestReportDaySumsFollowEveryWrite(t *testing.T) {
 	f.checkDaySums("undo")
 
 	task := f.id(`insert into task (task_name) values ('refund difference') returning id`)
-	adj := f.id(`insert into card_transaction (client_unique_id, processing_date, provider_actor, currency, transaction_amount, is_manual_adjust, task_id)
-		values ('1000000000002', '2025-03-05', 'Nuvei', 'USD', '-0.40', true, $1) returning id`, task)
+	adj := f.id(`insert into card_transaction (client_unique_id, processing_date, provider_actor, currency, transaction_amount, is_manual_adjust, task_id,
+		adjusted_ticket_id) values ('1000000000002', '2025-03-05', 'Nuvei', 'USD', '-0.40', true, $1,
+		(select min(id) from ticket where ticket_number = '1000000000002')) returning id`, task)
 	f.checkDaySums("task adjustment")
 	f.exec(`delete from card_transaction where id = $1`, adj)
 	f.checkDaySums("adjustment deleted")

@@ -146,14 +146,26 @@ func (s *Service) Providers(ctx context.Context) (json.RawMessage, error) {
 		from (select min(id) as id, providers from transaction_provider where in_out = 'IN' group by providers) p`)
 }
 
-// Currencies lists the currencies the filters offer ({Id, Code}): those of
-// the bank accounts and the exchange-rate table, and USD.
+// Currencies lists the currencies the filters offer ({Id, Code}): every
+// currency of the documents (read from the report sums, the payouts and
+// the bank bookings' currency index, not from a million documents), of the
+// bank accounts and the exchange-rate table, and USD.
 func (s *Service) Currencies(ctx context.Context) (json.RawMessage, error) {
 	return s.jsonRaw(ctx, `select coalesce(json_agg(json_build_object('Id', n, 'Code', code) order by code), '[]')
 		from (select code, row_number() over (order by code) as n from (
-			select currency_code as code from bank_account_currency
+			select currency from recon_ticket_day
+			union select currency from recon_transaction_day
+			union select settlement_currency from recon_transaction_day where settlement_currency is not null
+			union select settlement_currency from recon_payout_day
+			union select currency from payout where currency is not null
+			union (with recursive b(code) as (
+				select min(currency) from bank_booking
+				union all
+				select (select min(currency) from bank_booking where currency > b.code) from b where b.code is not null)
+			select code from b where code is not null)
+			union select currency_code from bank_account_currency
 			union select code from currency_exchange_rate
-			union select 'USD') c) c`)
+			union select 'USD') c(code) where code ~ '^[A-Z]{3}$') c`)
 }
 
 // jsonRaw runs a query that builds its answer as one JSON value (amounts

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"log/slog"
 	"testing"
 	"time"
@@ -15,6 +16,20 @@ import (
 	"ledgerdesk/engine"
 	"ledgerdesk/internal/pgtest"
 )
+
+// testDefinition is the product's recon.yaml; Levels its levels in order.
+var (
+	testDefinition = mustLoad()
+	Levels         = testDefinition.Levels
+)
+
+func mustLoad() *Definition {
+	d, err := Load(os.DirFS("../.."))
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
 
 // fixture builds reconciliation data record by record on a fresh database
 // and runs the service with a real job queue.
@@ -30,7 +45,10 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	pool := pgtest.New(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	svc := NewService(pool, log)
+	if err := testDefinition.Sync(context.Background(), pool); err != nil {
+		t.Fatal(err)
+	}
+	svc := NewService(pool, testDefinition, log)
 	svc.Wait = 30 * time.Second
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &AutoWorker{Service: svc})
@@ -141,15 +159,15 @@ func (f *fixture) auto(l *Level) *Run {
 	// The run's counts (made before matching, less its matches) are those
 	// counted afresh after it.
 	var left, right int
-	if err := f.pool.QueryRow(f.ctx, l.leftUnmatched).Scan(&left); err != nil {
+	if err := f.pool.QueryRow(f.ctx, unmatchedSQL(l, "left")).Scan(&left); err != nil {
 		f.t.Fatal(err)
 	}
-	if err := f.pool.QueryRow(f.ctx, l.rightUnmatched).Scan(&right); err != nil {
+	if err := f.pool.QueryRow(f.ctx, unmatchedSQL(l, "right")).Scan(&right); err != nil {
 		f.t.Fatal(err)
 	}
 	if r.LeftUnmatched != left || r.RightUnmatched != right {
 		f.t.Errorf("auto %s: run counts %d %s and %d %s unmatched, there are %d and %d",
-			l.Slug, r.LeftUnmatched, l.Left, r.RightUnmatched, l.Right, left, right)
+			l.Slug, r.LeftUnmatched, l.Left.Name, r.RightUnmatched, l.Right.Name, left, right)
 	}
 	return r
 }
@@ -157,7 +175,7 @@ func (f *fixture) auto(l *Level) *Run {
 // live is the live match of a left record at a level, or nil.
 func (f *fixture) live(l *Level, leftID int64) *Match {
 	f.t.Helper()
-	m, err := scanMatch(f.pool.QueryRow(f.ctx, `select `+matchColumns+` from recon_match where level = $1 and left_id = $2 and undone_on is null`, l.N, leftID))
+	m, err := f.svc.scanMatch(f.pool.QueryRow(f.ctx, `select `+matchColumns+` from recon_match where level = $1 and left_id = $2 and undone_on is null`, l.N, leftID))
 	if err != nil {
 		return nil
 	}
@@ -166,7 +184,7 @@ func (f *fixture) live(l *Level, leftID int64) *Match {
 
 func (f *fixture) liveRight(l *Level, rightID int64) *Match {
 	f.t.Helper()
-	m, err := scanMatch(f.pool.QueryRow(f.ctx, `select `+matchColumns+` from recon_match where level = $1 and right_id = $2 and undone_on is null`, l.N, rightID))
+	m, err := f.svc.scanMatch(f.pool.QueryRow(f.ctx, `select `+matchColumns+` from recon_match where level = $1 and right_id = $2 and undone_on is null`, l.N, rightID))
 	if err != nil {
 		return nil
 	}

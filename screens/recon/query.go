@@ -7,62 +7,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"ledgerdesk/engine"
 )
 
 // CandidateLimit is how many records each side of the manual-reconcile
 // dialog gets at most; the totals say when there are more.
 const CandidateLimit = 2000
-
-// sideSQL selects one side's records for the dialogs with the field names
-// of spec 03 section 3.3, unmatched only, within the filter values bound by
-// filterSQL (f; a null list or ticket means all).
-var sideSQL = map[string]string{
-	"ticket": `select t.id, t.ticket_number, t.trans_date, t.currency as local_fare_currency, t.transaction_code,
-			t.sale_amount as "SaleAmount"
-		from filter f, ticket t
-		where t.trans_date between f.from_date and f.to_date and (f.currencies is null or t.currency = any (f.currencies)) and (f.ticket is null or t.ticket_number = f.ticket)
-		  and not exists (select 1 from recon_match m where m.level = 1 and m.left_id = t.id and m.undone_on is null)`,
-	"transaction1": `select x.id, x.client_unique_id as "ClientUniqueID", x.processing_date as "ProcessingDate", x.acquiring_bank as "AcquiringBank",
-			x.payment_method as "PaymentMethod", x.currency, x.transaction_amount as "TransactionAmount", x.transaction_type as "TransactionType",
-			x.provider_actor as "ProviderActor"
-		from filter f, card_transaction x
-		where not x.is_manual_adjust and x.processing_date between f.from_date and f.to_date and (f.currencies is null or x.currency = any (f.currencies))
-		  and (f.providers is null or lower(x.provider_actor) = any (f.providers)) and (f.ticket is null or x.client_unique_id = f.ticket)
-		  and not exists (select 1 from recon_match m where m.level = 1 and m.right_id = x.id and m.undone_on is null)`,
-	"transaction2": `select x.id, x.client_unique_id as "ClientUniqueID", x.processing_date as "ProcessingDate", x.acquiring_bank as "AcquiringBank",
-			x.currency, x.transaction_amount as "TransactionAmount", x.transaction_type as "TransactionType", x.provider_actor as "ProviderActor"
-		from filter f, card_transaction x
-		where not x.is_manual_adjust and x.processing_date between f.from_date and f.to_date and (f.currencies is null or x.currency = any (f.currencies))
-		  and (f.providers is null or lower(x.provider_actor) = any (f.providers)) and (f.ticket is null or x.client_unique_id = f.ticket)
-		  and not exists (select 1 from recon_match m where m.level = 2 and m.left_id = x.id and m.undone_on is null)`,
-	"settlement": `select s.id, s.client_unique_id as "ClientUniqueID", s.settlement_date as "SettlementDate", s.acquirer_bank as "AcquirerBank",
-			s.settlement_currency as "SettlementCurrency", s.settlement_net as "SettlementNet", s.gross_amount as "GrossAmount",
-			s.payout_id as "PayoutID", s.provider_actor as "ProviderActor"
-		from filter f, settlement s
-		where s.settlement_date between f.from_date and f.to_date and (f.currencies is null or s.settlement_currency = any (f.currencies))
-		  and (f.providers is null or lower(s.provider_actor) = any (f.providers)) and (f.ticket is null or s.client_unique_id = f.ticket)
-		  and not exists (select 1 from recon_match m where m.level = 2 and m.right_id = s.id and m.undone_on is null)`,
-	"payout": `select p.id, p.payout_key as "PayoutID", p.total_net as "SettlementAmount", p.currency as "SettlementCurrency",
-			p.latest_date as "SettlementSummaryDate", p.provider_actor as "ProviderActor", p.settlement_count as "SettlementCount"
-		from filter f, payout p
-		where p.latest_date between f.from_date and f.to_date and (f.currencies is null or p.currency = any (f.currencies))
-		  and (f.providers is null or lower(p.provider_actor) = any (f.providers))
-		  and not exists (select 1 from recon_match m where m.level = 3 and m.left_id = p.id and m.undone_on is null)`,
-	"bank booking": `select b.id, b.bank_account as "BankAccount", coalesce(b.reco_amount_in_local_currency, b.amount_local) as "ReconciliationAmountLocal",
-			b.bank_charges_in_local as "Charges", b.currency as "Currency", b.booked_date as "BookedDate",
-			coalesce(nullif(b.manual_provider, ''), b.provider) as "ProviderActor", b.text as "Text"
-		from filter f, bank_booking b
-		where b.status = 'Processed' and b.booked_date between f.from_date and f.to_date and (f.currencies is null or b.currency = any (f.currencies))
-		 
-		  and not exists (select 1 from recon_match m where m.level = 3 and m.right_id = b.id and m.undone_on is null)`,
-}
-
-// filterSQL binds the filter values once, typed, for sideSQL.
-const filterSQL = `with filter as (select $1::date as from_date, $2::date as to_date, $3::text[] as currencies,
-	$4::text[] as providers, $5::text as ticket)`
 
 // Candidates are the unmatched records of both sides of a level in the
 // filter range, for the manual-reconcile dialog, in the spec's order (level
@@ -75,36 +25,25 @@ type Candidates struct {
 	Limit      int             `json:"limit"`
 }
 
-// Candidates lists what a manual match of level l can choose from.
+// Candidates lists what a manual match of level l can choose from: item1
+// the side the level's dialog shows first, item2 the other.
 func (s *Service) Candidates(ctx context.Context, l *Level, f Filters) (*Candidates, error) {
 	if err := f.Check(); err != nil {
 		return nil, err
 	}
-	sides := map[int][2]string{1: {"ticket", "transaction1"}, 2: {"transaction2", "settlement"}, 3: {"bank booking", "payout"}}[l.N]
 	out := &Candidates{Limit: CandidateLimit}
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
-		if l.N == 3 {
-			if err := refreshPayouts(ctx, tx); err != nil {
-				return err
-			}
+	args := []any{f.FromDate, f.ToDate, nullList(f.Currency), nullList(f.Provider), nullText(f.ClientUniqueID)}
+	for i, which := range []string{l.Dialog, other(l.Dialog)} {
+		items, total := &out.Item1, &out.Item1Total
+		if i == 1 {
+			items, total = &out.Item2, &out.Item2Total
 		}
-		args := []any{f.FromDate, f.ToDate, nullList(f.Currency), nullList(f.Provider), nullText(f.ClientUniqueID)}
-		for i, side := range sides {
-			items, total := &out.Item1, &out.Item1Total
-			if i == 1 {
-				items, total = &out.Item2, &out.Item2Total
-			}
-			sql := fmt.Sprintf(filterSQL+` select coalesce(json_agg(r order by r.n), '[]'), coalesce(max(r.total), 0)::int from (
-				select c.*, row_number() over (order by c.id) as n, count(*) over () as total from (%s) c order by c.id limit %d) r`,
-				sideSQL[side], CandidateLimit)
-			if err := tx.QueryRow(ctx, sql, args...).Scan(items, total); err != nil {
-				return fmt.Errorf("candidates %s: %w", side, err)
-			}
+		sql := fmt.Sprintf(filterSQL+` select coalesce(json_agg(to_jsonb(r) - 'id__' - 'n__' - 'total__' order by r.n__), '[]'), coalesce(max(r.total__), 0)::int from (
+			select c.*, row_number() over (order by c.id__) as n__, count(*) over () as total__ from (%s) c order by c.id__ limit %d) r`,
+			candidatesOfSQL(l, which), CandidateLimit)
+		if err := s.pool.QueryRow(ctx, sql, args...).Scan(items, total); err != nil {
+			return nil, fmt.Errorf("candidates %s %s: %w", l.Slug, which, err)
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
 	return out, nil
 }
@@ -231,7 +170,11 @@ func (s *Service) Details(ctx context.Context, l *Level, r DetailRequest) (*Deta
 	if l.N == 3 {
 		date = nil
 	}
-	err := s.pool.QueryRow(ctx, detailSQL[l.N], r.Currency, date, r.PaymentType, r.CountryCode, r.ProviderActor, r.PayoutID).Scan(&d.Item1, &d.Item2)
+	sql, ok := detailSQL[l.N]
+	if !ok {
+		return nil, engine.Invalid("level", "The rows of %s have no details.", l.Slug).With("recon.noDetails", "level", l.Slug)
+	}
+	err := s.pool.QueryRow(ctx, sql, r.Currency, date, r.PaymentType, r.CountryCode, r.ProviderActor, r.PayoutID).Scan(&d.Item1, &d.Item2)
 	if err != nil {
 		return nil, fmt.Errorf("details %s: %w", l.Slug, err)
 	}

@@ -90,8 +90,8 @@ func TestReports(t *testing.T) {
 	f.transaction("9100000000002", "Nuvei", "50.40", "USD", "2026-10-05")
 	tC := f.ticket("9100000000003", "30.00", "USD", "2026-10-05")
 	f.exec(`insert into task (task_name) values ('balance C')`)
-	f.exec(`insert into card_transaction (client_unique_id, processing_date, provider_actor, currency, transaction_amount, is_manual_adjust, task_id)
-		values ('9100000000003', '2026-10-05', 'Manual adjustment', 'USD', 30.00, true, (select max(id) from task))`)
+	f.exec(`insert into card_transaction (client_unique_id, processing_date, provider_actor, currency, transaction_amount, is_manual_adjust, task_id,
+		adjusted_ticket_id) values ('9100000000003', '2026-10-05', 'Manual adjustment', 'USD', 30.00, true, (select max(id) from task), $1)`, tC)
 	f.ticket("9100000000004", "20.00", "USD", "2026-10-06")
 	f.transaction("9100000000004", "Nuvei", "20.00", "USD", "2026-10-06")
 	f.ticket("9100000000005", "10.00", "EUR", "2026-10-06")

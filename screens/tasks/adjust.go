@@ -235,10 +235,11 @@ func (s *Service) AddAdjustment(ctx context.Context, id int64, a Adjustment) (*T
 		}
 		who := engine.ActorFrom(ctx).Username
 		var txID int64
+		// (made for one ticket: it counts once, toward that ticket)
 		err = tx.QueryRow(ctx, `insert into card_transaction (client_unique_id, processing_date, provider_actor, acquiring_bank, payment_method,
-				currency, transaction_amount, transaction_type, is_manual_adjust, task_id, remarks, created_by)
-			values ($1, $2, $3, nullif($4, ''), 'Manual', $5, $6::numeric, $7, true, $8, $9, $10) returning id`,
-			number, date, ManualAdjustProvider, strings.TrimSpace(a.AcquiringBank), currency, amount, kind, id, remarks, who).Scan(&txID)
+				currency, transaction_amount, transaction_type, is_manual_adjust, task_id, remarks, created_by, adjusted_ticket_id)
+			values ($1, $2, $3, nullif($4, ''), 'Manual', $5, $6::numeric, $7, true, $8, $9, $10, $11) returning id`,
+			number, date, ManualAdjustProvider, strings.TrimSpace(a.AcquiringBank), currency, amount, kind, id, remarks, who, a.TicketID).Scan(&txID)
 		if err != nil {
 			return err
 		}
