@@ -220,7 +220,8 @@ select recon_payout_sync(null);
 -- variance or the lag changed, the pair is evaluated again: an
 -- investigation stays one, a pair inside the tolerances is matched or
 -- partial, one outside is 'changed'. The match's update moves the report
--- sums (the recon_match triggers).
+-- sums (the recon_match triggers). The ids are joined as a set (a
+-- reprocess of every bank booking passes millions).
 create function recon_follow(source text, ids bigint[]) returns void language plpgsql as $f$
 declare
     l recon_level;
@@ -235,7 +236,7 @@ begin
             execute format($q$
                 update recon_match m set undone_on = now(), undone_by = 'system',
                        undo_reason = 'The record was deleted or left reconciliation.'
-                where m.level = $1 and m.%1$I = any ($2) and m.undone_on is null
+                where m.level = $1 and m.%1$I in (select unnest($2)) and m.undone_on is null
                   and not exists (select 1 from %2$I s where s.id = m.%1$I) $q$,
                 side || '_id', source) using l.number, ids;
             execute format($q$
@@ -249,7 +250,7 @@ begin
                     left join recon_tolerance tol on tol.level = $3 and tol.provider_key = %4$s.provider_key
                     cross join lateral recon_pair_eval(l.amount, r.amount, l.currency, r.currency, l.date, r.date,
                         tol.amount_threshold, tol.date_threshold, tol.currency_threshold) e
-                    where m.level = $1 and m.%1$I = any ($2) and m.undone_on is null) x
+                    where m.level = $1 and m.%1$I in (select unnest($2)) and m.undone_on is null) x
                 where m.id = x.id
                   and (m.amount_variance, m.date_lag_days) is distinct from (x.variance, x.lag) $q$,
                 side || '_id', l.left_source, l.right_source, case when l.tolerance_side = 'left' then 'l' else 'r' end)

@@ -3,7 +3,8 @@ package home
 import (
 	"context"
 	"fmt"
-	"ledgerdesk/screens/recon"
+	"io"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"ledgerdesk/engine"
 	"ledgerdesk/internal/pgtest"
+	"ledgerdesk/screens/recon"
 )
 
 // record is a left record of a level as the test made it.
@@ -263,9 +265,101 @@ func TestHomeFollowsScreens(t *testing.T) {
 // testLevels are the product's reconciliation levels (recon.yaml).
 func testLevels(t *testing.T) []*recon.Level {
 	t.Helper()
+	return testDefinition(t).Levels
+}
+
+func testDefinition(t *testing.T) *recon.Definition {
+	t.Helper()
 	d, err := recon.Load(os.DirFS("../.."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return d.Levels
+	return d
+}
+
+// TestHomeFiguresAreTheReportsFigures reconciles a month whose records
+// straddle its ends (a payout with a settlement of the month before, a late
+// settlement after its match, an amount edited after matching) and
+// compares Home's counts with the reports' rows of the same month.
+func TestHomeFiguresAreTheReportsFigures(t *testing.T) {
+	pool := pgtest.New(t)
+	ctx := engine.WithActor(context.Background(), &engine.Actor{Username: "rita"})
+	def := testDefinition(t)
+	if err := def.Sync(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	r := recon.NewService(pool, def, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	for _, q := range []string{
+		`insert into config_setting (provider_name, transaction_type, provider_actor, amount_threshold, date_threshold) values ('Nuvei', 1, 'Nuvei', 1, 1)`,
+		`insert into config_setting (provider_name, transaction_type, provider_actor, amount_threshold, date_threshold) values ('Nuvei', 2, 'Nuvei', 1, 2)`,
+		`insert into config_setting (provider_name, transaction_type, provider_actor, amount_threshold, date_threshold) values ('Nuvei', 3, 'Nuvei', 1, 3)`,
+	} {
+		must(t, pool, q)
+	}
+	rng := rand.New(rand.NewPCG(7, 21))
+	for i := range 60 {
+		day := time.Date(2026, 2, 25, 0, 0, 0, 0, time.UTC).AddDate(0, 0, rng.IntN(40)) // late February to early April
+		number := fmt.Sprintf("90%011d", i)
+		cents := 1000 + rng.IntN(50000)
+		must(t, pool, `insert into ticket (ticket_number, trans_date, payment_type, country_code, currency, transaction_code, sale_amount, natural_key, import_file_id)
+			values ($1, $2, 'CC', 'US', 'USD', 'TKTT', $3::numeric / 100, $1, 1)`, number, day, cents)
+		if i%7 == 3 {
+			continue // no transaction
+		}
+		off := []int{0, 0, 0, 50, 400}[rng.IntN(5)] // exact, a little off, beyond the tolerance
+		must(t, pool, `insert into card_transaction (client_unique_id, processing_date, provider_actor, currency, transaction_amount, natural_key, import_file_id)
+			values ($1, $2, 'Nuvei', 'USD', $3::numeric / 100, $1, 1)`, number, day.AddDate(0, 0, rng.IntN(2)), cents+off)
+		if i%5 == 4 {
+			continue // not settled
+		}
+		payout := fmt.Sprintf("P-%d", i%9)
+		must(t, pool, `insert into settlement (payout_id, client_unique_id, settlement_date, provider_actor, settlement_currency, settlement_net, fees, natural_key, import_file_id)
+			values ($1, $2, $3, 'Nuvei', 'USD', $4::numeric / 100 - 1, 1, $2, 1)`, payout, number, day.AddDate(0, 0, 1), cents+off)
+	}
+	if _, err := pool.Exec(ctx, `insert into bank_booking (bank_account, booked_date, amount_local, currency, text, provider, reco_amount_in_local_currency, status, in_or_out)
+		select 'ACC', latest_date + 1, total_net, 'USD', 'payout', 'Nuvei', total_net, 'Processed', 'IN' from payout where payout_key <> 'P-8'`); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range def.Levels {
+		if _, err := r.RunNow(ctx, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// After matching: a late settlement, and a ticket's amount edited.
+	must(t, pool, `insert into settlement (payout_id, client_unique_id, settlement_date, provider_actor, settlement_currency, settlement_net, natural_key, import_file_id)
+		select payout_key, 'late', latest_date, 'Nuvei', 'USD', 70, 'late', 1 from payout
+		where latest_date between '2026-03-01' and '2026-03-31' order by payout_key limit 1`)
+	must(t, pool, `update ticket set sale_amount = sale_amount + 25 where id = (select min(id) from ticket where trans_date between '2026-03-01' and '2026-03-31')`)
+
+	h := New(pool, def.Levels, nil)
+	month := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	f, err := h.Home(ctx, &engine.Actor{Screens: map[int]bool{13: true}}, month)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(sql string) int64 {
+		var n int64
+		if err := pool.QueryRow(ctx, sql).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	l1, l3 := f.Levels[0], f.Levels[2]
+	// Level 1: the report's ticket and matched-ticket counts, and its exact
+	// (status 3) groups hold only Home's matched tickets.
+	tickets := count(`select coalesce(sum(sra_ticket_count), 0) from recon_ticket_transaction_report('2026-03-01', '2026-03-31', null, null, null)`)
+	matched := count(`select coalesce(sum(ppa_transaction_count), 0) from recon_ticket_transaction_report('2026-03-01', '2026-03-31', null, null, null)`)
+	if total := l1.Matched.Count + l1.Partial.Count + l1.Unmatched.Count; total != tickets || l1.Matched.Count+l1.Partial.Count != matched {
+		t.Errorf("level 1: Home %+v, the report %d tickets of which %d matched", l1, tickets, matched)
+	}
+	// Level 3: a row per payout of the month, by status.
+	for status, got := range map[int]int64{1: l3.Matched.Count, 2: l3.Partial.Count, 3: l3.Unmatched.Count} {
+		want := count(fmt.Sprintf(`select count(*) from recon_settlement_bank_report('2026-03-01', '2026-03-31', null, null) where recon_status_number = %d`, status))
+		if got != want {
+			t.Errorf("level 3 status %d: Home %d, the report %d", status, got, want)
+		}
+	}
+	if l3.Partial.Count == 0 || l3.Matched.Count == 0 {
+		t.Errorf("the data should give matched and changed payouts in March: %+v", l3)
+	}
 }
