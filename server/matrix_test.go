@@ -79,6 +79,7 @@ var routeAccess = map[string]access{
 	"GET /api/recon/levels":                                 {screens: []int{13}},
 	"GET /api/recon/runs/:id":                               {screens: []int{13}},
 	"GET /api/recon/chain/:kind/:id":                        {screens: []int{13}},
+	"GET /api/recon/chain/:kind":                            {screens: []int{13}},
 	"GET /api/recon/:level/why/:side/:id":                   {screens: []int{13}},
 	"POST /api/recon/ticket-transaction/tickets":            {screens: []int{13}},
 	"POST /api/recon/ticket-transaction/tickets/export":     {screens: []int{13}},

@@ -31,6 +31,7 @@ func (h *reconHandlers) mount(r fiber.Router, auth fiber.Handler) {
 	g.Get("/runs", h.runs)
 	g.Get("/runs/:id", h.run)
 	g.Get("/chain/:kind/:id", h.chain)
+	g.Get("/chain/:kind", h.chainByRef)
 	g.Post("/ticket-transaction/tickets", h.ticketLookup)
 	g.Post("/ticket-transaction/tickets/export", h.ticketLookupExport)
 	g.Post("/:level/report", h.report)
@@ -60,7 +61,9 @@ func (h *reconHandlers) currencies(c fiber.Ctx) error {
 	return ok(c, list)
 }
 
-func (h *reconHandlers) level(c fiber.Ctx) (*recon.Level, error) { return h.recon.Level(c.Params("level")) }
+func (h *reconHandlers) level(c fiber.Ctx) (*recon.Level, error) {
+	return h.recon.Level(c.Params("level"))
+}
 
 // levels answers the declared levels in tab order (recon.yaml), for the
 // dashboard's tabs, legends and dialogs.
@@ -175,7 +178,12 @@ func (h *reconHandlers) auto(c fiber.Ctx) error {
 	case "succeeded":
 		return ok(c, run)
 	case "failed":
-		return engine.Unavailable("Auto Reconcile failed: %s", run.Error).With("recon.autoFailed", "runId", run.ID, "error", run.Error)
+		// the run's own message code, in the reader's language
+		e := engine.Unavailable("Auto Reconcile failed: %s", run.Error).With("recon.autoFailed", "runId", run.ID, "error", run.Error)
+		if run.ErrorCode != "" {
+			e.Key, e.Params = run.ErrorCode, run.ErrorParams
+		}
+		return e
 	}
 	return c.Status(fiber.StatusAccepted).JSON(envelope{Succeeded: true, Data: run})
 }
@@ -401,6 +409,16 @@ func (h *reconHandlers) chain(c fiber.Ctx) error {
 		return err
 	}
 	ch, err := h.recon.ChainOf(c.Context(), c.Params("kind"), id)
+	if err != nil {
+		return err
+	}
+	return ok(c, ch)
+}
+
+// chainByRef is the chain of a record named by its reference (?ref=, a
+// payout's PayoutID).
+func (h *reconHandlers) chainByRef(c fiber.Ctx) error {
+	ch, err := h.recon.ChainOfRef(c.Context(), c.Params("kind"), c.Query("ref"))
 	if err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ func TestReconcileBenchRuns(t *testing.T) {
 	if strings.Contains(out.String(), "| 0 / 0 /") {
 		t.Errorf("a level matched nothing:\n%s", out.String())
 	}
-	for _, want := range []string{"tickets vs transactions", "transactions vs settlements", "settlements vs bank", "COPY of its matches", "API/SQL p95"} {
+	for _, want := range []string{"ticket-transaction", "transaction-settlement", "settlement-bank", "COPY of its matches", "matches per second", "API/SQL p95"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the output lacks %q:\n%s", want, out.String())
 		}

@@ -3,6 +3,7 @@ package recon
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -233,6 +234,28 @@ func (s *Service) ChainOf(ctx context.Context, kind string, id int64) (*Chain, e
 		return nil, err
 	}
 	return c, nil
+}
+
+// ChainOfRef returns the chain of the record of kind known by ref (the
+// first by id when several share it).
+func (s *Service) ChainOfRef(ctx context.Context, kind, ref string) (*Chain, error) {
+	side := s.def.Sides[kind]
+	if side == nil {
+		return s.ChainOf(ctx, kind, 0) // the unknown kind's message
+	}
+	ref = strings.TrimSpace(ref)
+	if ref == "" || len(ref) > 200 {
+		return nil, engine.Invalid("ref", "Name the %s by its reference.", kind).With("recon.refRequired", "kind", kind)
+	}
+	var id int64
+	err := s.pool.QueryRow(ctx, fmt.Sprintf(`select id from %s where ref = $1 order by id limit 1`, side.Source), ref).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, engine.NotFound("There is no %s %q.", kind, ref).With("recon.unknownRef", "kind", kind, "ref", ref, "field", "ref")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.ChainOf(ctx, kind, id)
 }
 
 // chainRecords reads the five kinds of the built-in levels by id with the

@@ -272,3 +272,52 @@ func (f *fixture) daySumsFresh(step string) {
 		f.t.Errorf("%s: the day sums kept differ from the documents:\n kept  %s\n fresh %s", step, kept, fresh)
 	}
 }
+
+// TestEditDuringARunIsFollowed: a booking edited while a run of its level
+// holds the level (its matches not yet committed) waits for the run, then
+// re-evaluates the run's match; without the wait the match would keep the
+// variance of the old amount (level 3 keeps no day sums whose locks would
+// order the two anyway).
+func TestEditDuringARunIsFollowed(t *testing.T) {
+	f := newFixture(t)
+	f.settlement("P-RUN", "c1", "Nuvei", "USD", "2026-09-01", "", "", "50.00")
+	p := f.payoutID("P-RUN")
+	b := f.booking("50.00", "", "USD", "2026-09-01", "Nuvei", "")
+	run, err := f.pool.Begin(f.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Rollback(f.ctx)
+	if err := lockLevel(f.ctx, run, Levels[2], 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.Exec(f.ctx, `insert into recon_match (level, left_id, right_id, status, rule, amount_variance, date_lag_days, created_by)
+		values (3, $1, $2, 'matched', 'exact', 0, 0, 'run')`, p, b); err != nil {
+		t.Fatal(err)
+	}
+	edited := make(chan error, 1)
+	go func() {
+		_, err := f.pool.Exec(f.ctx, `update bank_booking set reco_amount_in_local_currency = 42 where id = $1`, b)
+		edited <- err
+	}()
+	// Wait until the edit waits for a lock (the run's).
+	for waiting := false; !waiting; {
+		select {
+		case err := <-edited:
+			t.Fatalf("the edit did not wait for the run: %v", err)
+		default:
+		}
+		if err := f.pool.QueryRow(f.ctx, `select exists (select 1 from pg_locks where not granted)`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := run.Commit(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-edited; err != nil {
+		t.Fatal(err)
+	}
+	if m := f.liveRight(Levels[2], b); m == nil || m.Status != "changed" || *m.AmountVariance != "8.00" {
+		t.Errorf("the run's match should follow the edit: %+v", m)
+	}
+}

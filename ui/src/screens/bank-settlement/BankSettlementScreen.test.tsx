@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { configure, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router-dom';
 import { ToastProvider } from '../../shell/toast';
 import { mockApi, ok } from '../../test/apiMock';
@@ -8,6 +8,13 @@ import { reportViewFixture } from '../../engine/testFixtures';
 import en from '../../i18n/en.json';
 import type { GridRequest, ViewMeta } from '../../engine/types';
 import BankSettlementScreen from './BankSettlementScreen';
+import { FOURTH_LEVEL, TEST_LEVELS } from './levelFixtures';
+import type { LevelDef } from './recon';
+
+// The screen renders in three steps (levels, view metadata, rows); on a busy two-core machine
+// each can take a second or more.
+configure({ asyncUtilTimeout: 8000 });
+vi.setConfig({ testTimeout: 30_000 });
 
 function view(name: string): ViewMeta {
   return reportViewFixture(name, ['fromDate', 'toDate', 'currency', 'provider', 'clientUniqueId'], [
@@ -16,13 +23,15 @@ function view(name: string): ViewMeta {
   ]);
 }
 
-function mockScreen(extra: Record<string, Parameters<typeof mockApi>[0][string]> = {}) {
+function mockScreen(extra: Record<string, Parameters<typeof mockApi>[0][string]> = {}, levels: LevelDef[] = TEST_LEVELS) {
   clearMetaCache();
   return mockApi({
+    'GET /api/recon/levels': ok(levels),
     'GET /api/recon/currencies': ok([{ Id: 1, Code: 'EUR' }]),
     'GET /api/recon/providers': ok([{ Id: 1, TransProvider: 'Nuvei' }]),
     'GET /api/meta/views/VW_ReconTicketTransaction': ok(view('VW_ReconTicketTransaction')),
     'GET /api/meta/views/VW_ReconTransactionSettlement': ok(view('VW_ReconTransactionSettlement')),
+    'GET /api/meta/views/VW_ReconSettlementBank': ok(view('VW_ReconSettlementBank')),
     'POST /api/grid': ok({ dataList: [{ RowKey: 'a', Day: 'one', StatusNumber: 1 }], totalCount: 1 }),
     ...extra,
   });
@@ -91,5 +100,83 @@ describe('BankSettlementScreen', () => {
     await waitFor(() => expect((screen.getByTestId('recon-auto-0') as HTMLButtonElement).disabled).toBe(false));
     fireEvent.click(screen.getByTestId('recon-auto-0'));
     await screen.findByText('An automatic reconcile of this level is already running (run 4, started by bo). Wait for it to finish.');
+  });
+
+  it('reads the levels once and shows one tab per level with its legend and filters; a saved tab past them is fitted', async () => {
+    localStorage.setItem('bankSettlementTabIndex', '5');
+    const api = mockScreen();
+    renderScreen();
+    await waitFor(() => expect(api.callsTo('POST', '/api/grid').length).toBeGreaterThan(0));
+    expect(lastGrid(api).ViewName).toBe('VW_ReconSettlementBank');
+    expect(lastGrid(api).Params).toEqual(expect.not.objectContaining({ clientUniqueId: expect.anything() }));
+    expect([0, 1, 2].map((i) => screen.getByTestId(`recon-tab-${i}`).textContent)).toEqual([
+      en.recon.tabs.ticketTransaction,
+      en.recon.tabs.transactionSettlement,
+      en.recon.tabs.settlementBank,
+    ]);
+    expect(screen.queryByTestId('recon-tab-3')).toBeNull();
+    // Settlements vs bank applies neither the provider nor the ticket filter.
+    expect(screen.queryByTestId('filter-provider')).toBeNull();
+    expect(screen.queryByTestId('filter-ticket')).toBeNull();
+    expect(screen.getAllByTestId('recon-legend-item').map((e) => e.textContent)).toEqual(['Matched', 'Partial', 'Unmatched']);
+    fireEvent.click(screen.getByTestId('recon-tab-0'));
+    await screen.findByTestId('filter-ticket');
+    expect(api.callsTo('GET', '/api/recon/levels')).toHaveLength(1);
+  });
+
+  it('a fourth level in the answer is a fourth tab: its report, its legend, its bolt button, its manual dialog and its chain', async () => {
+    const api = mockScreen(
+      {
+        'GET /api/meta/views/VW_ReconTicketSettlement': ok(view('VW_ReconTicketSettlement')),
+        'POST /api/grid': ok({ dataList: [{ RowKey: 'r1', Day: 'four', StatusNumber: 1, TicketId: 10 }], totalCount: 1 }),
+        'POST /api/recon/ticket-settlement/auto': ok({ runId: 5, level: 'ticket-settlement', status: 'succeeded', matched: 2, partial: 0, unmatched: 1 }),
+        'POST /api/recon/ticket-settlement/candidates': ok({
+          item1: [{ id: 70, ClientUniqueID: '1254400000001', GrossAmount: '250.00', SettlementBatch: 'B-17' }],
+          item2: [{ id: 1, ticket_number: '1254400000001', SaleAmount: '250.00' }],
+          item1Total: 1,
+          item2Total: 1,
+          limit: 500,
+        }),
+        'GET /api/recon/chain/ticket/10': ok({ start: { kind: 'ticket', id: 10 }, tickets: [{ id: 10, TicketNumber: '1254400000010' }], transactions: [], settlements: [], payouts: [], bankBookings: [], links: [], truncated: false }),
+      },
+      [...TEST_LEVELS, FOURTH_LEVEL],
+    );
+    renderScreen();
+    fireEvent.click(await screen.findByTestId('recon-tab-3'));
+    await waitFor(() => expect(lastGrid(api).ViewName).toBe('VW_ReconTicketSettlement'));
+    expect(screen.getByTestId('recon-tab-3').textContent).toBe('Tickets vs Settlements');
+    expect(localStorage.getItem('bankSettlementTabIndex')).toBe('3');
+    // Its filters: the ticket number, not the provider.
+    expect(screen.getByTestId('filter-ticket')).toBeTruthy();
+    expect(screen.queryByTestId('filter-provider')).toBeNull();
+    expect(lastGrid(api).Params).toMatchObject({ provider: [], clientUniqueId: '' });
+    expect(screen.getAllByTestId('recon-legend-item').map((e) => e.textContent)).toEqual(['Matched', en.recon.status.changed, 'Unmatched']);
+
+    fireEvent.click(screen.getByTestId('recon-auto-3'));
+    await screen.findByText('Auto Reconcile completed successfully. 2 matched, 0 partial, 1 left unmatched.');
+    expect(api.callsTo('POST', '/api/recon/ticket-settlement/auto')).toHaveLength(1);
+
+    fireEvent.click(screen.getByTestId('recon-manual-3'));
+    const dialog = await screen.findByTestId('manual-dialog');
+    await within(dialog).findByText('B-17');
+    expect(within(screen.getByTestId('manual-grid-item1')).getByText('SettlementBatch')).toBeTruthy();
+    expect(api.callsTo('POST', '/api/recon/ticket-settlement/candidates')[0]!.body).toMatchObject({ provider: [], clientUniqueId: '' });
+    fireEvent.click(screen.getByTestId('manual-cancel'));
+    await waitFor(() => expect(screen.queryByTestId('manual-dialog')).toBeNull());
+
+    // A double-click on a row opens the chain from the level's chainFrom field.
+    const grid = screen.getByTestId('grid-VW_ReconTicketSettlement');
+    fireEvent.doubleClick(within(grid).getByText('four').closest('.rdg-cell')!);
+    await screen.findByTestId('chain-card-ticket-10');
+    expect(screen.getByTestId('chain-state-ticket-10-4').textContent).toContain('Tickets vs Settlements: Unmatched');
+  });
+
+  it('a failed read of the levels says so with the server message', async () => {
+    mockScreen({ 'GET /api/recon/levels': [503, { succeeded: false, error: 'The levels are not configured.' }] });
+    renderScreen();
+    // A toast and the line in place of the tabs.
+    await waitFor(() => expect(screen.getAllByText('The levels are not configured.')).toHaveLength(2));
+    expect(screen.getByTestId('recon-levels-error').textContent).toBe('The levels are not configured.');
+    expect(screen.queryByTestId('recon-tabs')).toBeNull();
   });
 });

@@ -4,6 +4,7 @@ import { ToastProvider } from '../../shell/toast';
 import { created, mockApi, ok } from '../../test/apiMock';
 import { ChainPanel } from './ChainPanel';
 import type { Chain, WhyCandidate } from './recon';
+import { FOURTH_LEVEL, TEST_LEVELS } from './levelFixtures';
 
 const link = (level: number, from: [string, number], to: [string, number], status: string, matchId: number | null) => ({
   level,
@@ -76,7 +77,7 @@ describe('ChainPanel', () => {
     const onMatched = vi.fn();
     render(
       <ToastProvider>
-        <ChainPanel start={{ kind: 'ticket', id: 10 }} reloadToken={0} onClose={() => {}} onUndo={onUndo} onMatched={onMatched} />
+        <ChainPanel start={{ kind: 'ticket', id: 10 }} levels={TEST_LEVELS} reloadToken={0} onClose={() => {}} onUndo={onUndo} onMatched={onMatched} />
       </ToastProvider>,
     );
     const start = await screen.findByTestId('chain-card-ticket-10');
@@ -103,5 +104,32 @@ describe('ChainPanel', () => {
     fireEvent.click(within(first).getByTestId('chain-why-match-21'));
     await waitFor(() => expect(onMatched).toHaveBeenCalled());
     expect(api.callsTo('POST', '/api/recon/ticket-transaction/match')[0]!.body).toEqual({ leftId: 10, rightId: 21 });
+  });
+
+  it('a level added on the server shows on every record of its kinds, with why asked of its own slug', async () => {
+    const api = mockApi({
+      'GET /api/recon/chain/ticket/10': ok(chain),
+      'GET /api/recon/ticket-settlement/why/left/10': ok({ record: chain.tickets[0], match: null, candidates: [] }),
+    });
+    render(
+      <ToastProvider>
+        <ChainPanel start={{ kind: 'ticket', id: 10 }} levels={[...TEST_LEVELS, FOURTH_LEVEL]} reloadToken={0} onClose={() => {}} onUndo={() => {}} onMatched={() => {}} />
+      </ToastProvider>,
+    );
+    await screen.findByTestId('chain-card-ticket-10');
+    expect(screen.getByTestId('chain-state-ticket-10-4').textContent).toContain('Tickets vs Settlements: Unmatched');
+    expect(screen.getByTestId('chain-state-ticket-11-4').textContent).toContain('Unmatched');
+    expect(screen.getByTestId('chain-state-ticket-11-1').textContent).toContain('Matched');
+    // The stages are the levels' kinds in order; none is added for the new level.
+    expect([...document.querySelectorAll('[data-testid^="chain-stage-"]')].map((e) => e.getAttribute('data-testid'))).toEqual([
+      'chain-stage-ticket',
+      'chain-stage-transaction',
+      'chain-stage-settlement',
+      'chain-stage-payout',
+      'chain-stage-bank',
+    ]);
+    fireEvent.click(screen.getByTestId('chain-why-ticket-10-4'));
+    await screen.findByTestId('chain-why-none');
+    expect(api.callsTo('GET', '/api/recon/ticket-settlement/why/left/10')).toHaveLength(1);
   });
 });

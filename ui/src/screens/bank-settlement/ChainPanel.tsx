@@ -1,8 +1,9 @@
 /**
- * The chain of a record and why it did not match (issue 12 item 7): a side panel showing ticket
- * -> transaction -> settlement -> payout -> bank booking with each record's status per level,
- * and for a record left unmatched at a level the closest candidates with the tolerance each one
- * missed. The quickest way from a red row to its cause.
+ * The chain of a record and why it did not match (issue 12 item 7): a side panel showing the
+ * kinds of the levels in order (ticket -> transaction -> settlement -> payout -> bank booking)
+ * with each record's status at every level its kind takes part in, and for a record left
+ * unmatched at a level the closest candidates with the tolerance each one missed. The quickest
+ * way from a red row to its cause.
  */
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -12,20 +13,46 @@ import { Message } from 'primereact/message';
 import { ProgressBar } from 'primereact/progressbar';
 import { formatValue } from '../../engine/fields';
 import type { Row } from '../../engine/types';
-import { errorText, levelsOf, reconApi, type Chain, type ChainLink, type ChainRef, type LevelDef, type RecordKind, type Why, type WhyCandidate } from './recon';
+import {
+  chainKinds,
+  errorText,
+  kindLabel,
+  levelsOf,
+  reconApi,
+  type Chain,
+  type ChainLink,
+  type ChainStart,
+  type LevelDef,
+  type RecordKind,
+  type Side,
+  type Why,
+  type WhyCandidate,
+} from './recon';
 import { useFormatContext } from './RecordGrid';
 import { useToast } from '../../shell/toast';
 import type { UndoTarget } from './UndoMatchDialog';
 
-const STAGES: Array<{ kind: RecordKind; list: keyof Pick<Chain, 'tickets' | 'transactions' | 'settlements' | 'payouts' | 'bankBookings'> }> = [
-  { kind: 'ticket', list: 'tickets' },
-  { kind: 'transaction', list: 'transactions' },
-  { kind: 'settlement', list: 'settlements' },
-  { kind: 'payout', list: 'payouts' },
-  { kind: 'bank', list: 'bankBookings' },
-];
+type ChainList = keyof Pick<Chain, 'tickets' | 'transactions' | 'settlements' | 'payouts' | 'bankBookings'>;
 
-const LIVE = new Set(['matched', 'partial', 'investigation']);
+/** The named lists of the chain answer, with the field names the cards read; other kinds come from `records`. */
+const CHAIN_LISTS: Record<string, ChainList> = {
+  ticket: 'tickets',
+  transaction: 'transactions',
+  settlement: 'settlements',
+  payout: 'payouts',
+  bank: 'bankBookings',
+};
+
+/** The records of a kind in a chain: its named list, else its canonical records, else none. */
+export function chainRecords(chain: Chain, kind: RecordKind): Row[] {
+  const list = CHAIN_LISTS[kind];
+  return (list && chain[list]) || chain.records?.[kind] || [];
+}
+
+/** The value of the first of the fields a record has. */
+const first = (record: Row, ...fields: string[]): unknown => fields.map((f) => record[f]).find((v) => v !== null && v !== undefined && v !== '');
+
+const LIVE = new Set(['matched', 'partial', 'investigation', 'changed']);
 
 /** The level links of one record: where it is the left (from) or the right (to) side. */
 export function recordLinks(chain: Chain, kind: RecordKind, id: number): ChainLink[] {
@@ -33,18 +60,19 @@ export function recordLinks(chain: Chain, kind: RecordKind, id: number): ChainLi
 }
 
 /** Per level the record takes part in: its live match, or none (then "why" can be asked). */
-export function levelStates(chain: Chain, kind: RecordKind, id: number) {
+export function levelStates(chain: Chain, levels: readonly LevelDef[], kind: RecordKind, id: number) {
   const links = recordLinks(chain, kind, id);
-  return levelsOf(kind).map(({ level, side }) => {
-    const live = links.find((l) => l.level === level.tab + 1 && LIVE.has(l.status));
+  return levelsOf(levels, kind).map(({ level, side }) => {
+    const live = links.find((l) => l.level === level.number && LIVE.has(l.status));
     return { level, side, link: live ?? null };
   });
 }
 
 function severityOf(status: string | undefined): 'success' | 'warning' | 'danger' {
-  return status === 'matched' ? 'success' : status === 'partial' || status === 'investigation' ? 'warning' : 'danger';
+  return status === 'matched' ? 'success' : status === 'partial' || status === 'investigation' || status === 'changed' ? 'warning' : 'danger';
 }
 
+/** The fields that name a record to people, per kind; any other kind shows its id. */
 const RECORD_LABEL: Record<RecordKind, string[]> = {
   ticket: ['TicketNumber'],
   transaction: ['ClientUniqueID'],
@@ -55,12 +83,15 @@ const RECORD_LABEL: Record<RecordKind, string[]> = {
 
 export function ChainPanel({
   start,
+  levels,
   onClose,
   onUndo,
   onMatched,
   reloadToken,
 }: {
-  start: ChainRef | null;
+  start: ChainStart | null;
+  /** The levels in tab order: the stages, and each record's levels. */
+  levels: readonly LevelDef[];
   onClose(): void;
   onUndo(target: UndoTarget): void;
   /** A candidate was matched from the why list: the grids and this chain reload. */
@@ -79,7 +110,7 @@ export function ChainPanel({
     setChain(null);
     setFailure(null);
     setWhy(null);
-    reconApi.chain(start.kind, start.id).then(
+    reconApi.chain(start).then(
       (answer) => alive && setChain(answer),
       (err: unknown) => alive && setFailure(errorText(err, t, 'recon.toasts.loadFailed')),
     );
@@ -88,7 +119,7 @@ export function ChainPanel({
     };
   }, [start, reloadToken, t]);
 
-  const askWhy = (kind: RecordKind, id: number, level: LevelDef, side: 'left' | 'right') => {
+  const askWhy = (kind: RecordKind, id: number, level: LevelDef, side: Side) => {
     const key = `${kind}-${id}-${level.slug}`;
     if (why?.key === key) {
       setWhy(null);
@@ -105,12 +136,16 @@ export function ChainPanel({
     amount === null || amount === undefined ? '' : `${formatValue(amount, { field: 'a', type: 'decimal', label: '', sortable: false, ops: [], scale: 2 }, ctx)} ${currency ? String(currency) : ''}`.trim();
   const date = (value: unknown) => formatValue(value, { field: 'd', type: 'date', label: '', sortable: false, ops: [] }, ctx);
 
+  // The record the chain starts from: as the answer names it (a start by reference gets its id there).
+  const origin = chain?.start ?? (start && 'id' in start ? start : null);
+
   const renderCard = (kind: RecordKind, record: Row) => {
     const id = Number(record.id);
-    const isStart = start?.kind === kind && start.id === id;
-    const states = chain ? levelStates(chain, kind, id) : [];
+    const isStart = origin?.kind === kind && origin.id === id;
+    const states = chain ? levelStates(chain, levels, kind, id) : [];
     const worst = states.some((s) => !s.link) ? 'danger' : states.some((s) => s.link && s.link.status !== 'matched') ? 'warning' : 'success';
-    const title = RECORD_LABEL[kind].map((f) => record[f]).find((v) => v !== null && v !== undefined && v !== '') ?? `#${id}`;
+    const title = first(record, ...(RECORD_LABEL[kind] ?? []), 'ref') ?? `#${id}`;
+    const provider = first(record, 'ProviderActor', 'provider');
     return (
       <li key={`${kind}-${id}`} className={`chain-card chain-card--${worst}${isStart ? ' is-start' : ''}`} data-testid={`chain-card-${kind}-${id}`}>
         <div className="chain-card__head">
@@ -119,17 +154,17 @@ export function ChainPanel({
           {isStart && <span className="chain-card__start">{t('recon.chain.start')}</span>}
         </div>
         <div className="chain-card__facts">
-          <span>{date(record.Date)}</span>
-          <span className="chain-card__amount">{money(record.Amount, record.Currency)}</span>
-          {record.ProviderActor ? <span>{String(record.ProviderActor)}</span> : null}
+          <span>{date(first(record, 'Date', 'date'))}</span>
+          <span className="chain-card__amount">{money(first(record, 'Amount', 'amount'), first(record, 'Currency', 'currency'))}</span>
+          {provider ? <span>{String(provider)}</span> : null}
           {record.IsManualAdjust ? <span className="chain-card__tag">{t('recon.chain.manualAdjust')}</span> : null}
         </div>
         <ul className="chain-card__levels">
           {states.map(({ level, side, link }) => (
-            <li key={level.slug} className={`grid-row-status grid-row-status--${severityOf(link?.status)}`} data-testid={`chain-state-${kind}-${id}-${level.tab + 1}`}>
+            <li key={level.slug} className={`grid-row-status grid-row-status--${severityOf(link?.status)}`} data-testid={`chain-state-${kind}-${id}-${level.number}`}>
               <i className={`pi ${link ? (link.status === 'matched' ? 'pi-check-circle' : 'pi-exclamation-circle') : 'pi-times-circle'}`} aria-hidden="true" />
               <span>
-                {t(level.title)}: {t(`recon.status.${link?.status ?? 'unmatched'}`)}
+                {t(level.name)}: {t(`recon.status.${link?.status ?? 'unmatched'}`)}
                 {link && (
                   <span className="muted chain-card__rule">
                     {' '}
@@ -141,12 +176,12 @@ export function ChainPanel({
                 )}
               </span>
               {link?.matchId != null && (
-                <button type="button" className="link-button" data-testid={`chain-undo-${kind}-${id}-${level.tab + 1}`} onClick={() => onUndo({ slug: level.slug, matchId: link.matchId!, what: `${t(`recon.kinds.${kind}`)} ${String(title)}` })}>
+                <button type="button" className="link-button" data-testid={`chain-undo-${kind}-${id}-${level.number}`} onClick={() => onUndo({ slug: level.slug, matchId: link.matchId!, what: `${t(kindLabel(levels, kind))} ${String(title)}` })}>
                   {t('recon.chain.undo')}
                 </button>
               )}
               {!link && (
-                <button type="button" className="link-button" data-testid={`chain-why-${kind}-${id}-${level.tab + 1}`} onClick={() => askWhy(kind, id, level, side)}>
+                <button type="button" className="link-button" data-testid={`chain-why-${kind}-${id}-${level.number}`} onClick={() => askWhy(kind, id, level, side)}>
                   {t('recon.why.ask')}
                 </button>
               )}
@@ -159,17 +194,17 @@ export function ChainPanel({
   };
 
   return (
-    <Sidebar visible={start !== null} position="right" onHide={onClose} className="chain-panel" data-testid="chain-panel" header={<h2 className="chain-panel__title">{start ? t('recon.chain.title', { kind: t(`recon.kinds.${start.kind}`), id: start.id }) : ''}</h2>}>
+    <Sidebar visible={start !== null} position="right" onHide={onClose} className="chain-panel" data-testid="chain-panel" header={<h2 className="chain-panel__title">{start ? t('recon.chain.title', { kind: t(kindLabel(levels, start.kind)), id: origin?.id ?? ('ref' in start ? start.ref : '') }) : ''}</h2>}>
       {!chain && !failure && <ProgressBar mode="indeterminate" className="grid-progress" />}
       {failure && <Message severity="error" text={failure} />}
       {chain && (
         <ol className="chain-stages">
-          {STAGES.map(({ kind, list }) => {
-            const records = chain[list] ?? [];
+          {(chain.kinds?.length ? chain.kinds : chainKinds(levels)).map((kind) => {
+            const records = chainRecords(chain, kind);
             return (
               <li key={kind} className="chain-stage" data-testid={`chain-stage-${kind}`}>
                 <h3 className="chain-stage__title">
-                  {t(`recon.kinds.${kind}`)} <span className="muted">({records.length})</span>
+                  {t(kindLabel(levels, kind))} <span className="muted">({records.length})</span>
                 </h3>
                 {records.length === 0 ? <p className="muted chain-stage__none">{t('recon.chain.none')}</p> : <ul className="chain-cards">{records.map((r) => renderCard(kind, r))}</ul>}
               </li>
@@ -205,7 +240,7 @@ interface WhyState {
   key: string;
   /** The record asked about and its side at the level. */
   id: number;
-  side: 'left' | 'right';
+  side: Side;
   level: LevelDef;
   data: Why | null;
   error: string | null;
@@ -220,7 +255,7 @@ function WhyView({ why, money, date, onMatched }: { why: WhyState; money: (v: un
     const [leftId, rightId] = why.side === 'left' ? [why.id, candidate] : [candidate, why.id];
     setBusy(candidate);
     try {
-      await reconApi.match(why.level.slug, { leftId, rightId }, false);
+      await reconApi.match(why.level.slug, { leftId, rightId });
       toast.success(t('recon.toasts.reconciled'));
       onMatched();
     } catch (err) {
@@ -234,7 +269,7 @@ function WhyView({ why, money, date, onMatched }: { why: WhyState; money: (v: un
   const candidates = why.data.candidates ?? [];
   return (
     <div className="chain-why" data-testid="chain-why">
-      <h4 className="chain-why__title">{t('recon.why.title', { level: t(why.level.title) })}</h4>
+      <h4 className="chain-why__title">{t('recon.why.title', { level: t(why.level.name) })}</h4>
       {candidates.length === 0 ? (
         <p className="muted" data-testid="chain-why-none">{t('recon.why.none')}</p>
       ) : (

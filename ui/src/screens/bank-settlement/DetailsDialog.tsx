@@ -1,8 +1,9 @@
 /**
- * The records behind a report row (spec 03 sections 2.1 and 3.4): tab 1 opens the ticket and
- * transaction details (the tickets of the row's currency, date, payment type and country, and
- * their transactions) with Create Task; tab 2 the transaction and settlement details. Each
- * record shows its match status, opens its chain, and a matched one can be undone.
+ * The records behind a report row (spec 03 sections 2.1 and 3.4), for a level that declares
+ * `details`: the tickets vs transactions report opens the ticket and transaction details (the
+ * tickets of the row's currency, date, payment type and country, and their transactions) with
+ * Create Task; the transactions vs settlements report the transaction and settlement details.
+ * Each record shows its match status, opens its chain, and a matched one can be undone.
  */
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -13,43 +14,72 @@ import { useToast } from '../../shell/toast';
 import { useCurrentUser } from '../../auth/useSession';
 import { formatDateOnly, fromIsoDate } from '../../lib/dates';
 import type { Row } from '../../engine/types';
-import { errorText, reconApi, type LevelDef, type RecordColumn, type RecordKind } from './recon';
+import { errorText, reconApi, type ChainRef, type LevelDef, type RecordColumn, type RecordKind } from './recon';
 import { RecordGrid } from './RecordGrid';
 import type { UndoTarget } from './UndoMatchDialog';
 import type { TaskLinks } from './CreateTaskFromDetails';
 
 const c = (field: string, type: RecordColumn['type'] = 'text'): RecordColumn => ({ field, type });
-
-/** Spec 3.4's detail records per level: [item1, item2]. */
-const DETAIL_SIDES: Record<number, Array<{ kind: RecordKind; columns: RecordColumn[] }>> = {
-  0: [
-    { kind: 'ticket', columns: [c('TicketNumber'), c('TransactionDate', 'date'), c('PaymentType'), c('CountryCode'), c('Currency'), c('TransactionCode'), c('TotalFareWithFees', 'decimal'), c('id', 'int')] },
-    { kind: 'transaction', columns: [c('ProcessingDate', 'date'), c('AcquiringBank'), c('currency'), c('ClientUniqueID'), c('Amount', 'decimal'), c('ProviderActor'), c('id', 'int')] },
-  ],
-  1: [
-    { kind: 'transaction', columns: [c('TicketNumber'), c('TransactionDate', 'date'), c('AcquiringBank'), c('PaymentMethod'), c('Currency'), c('Amount', 'decimal'), c('TransactionType'), c('id', 'int')] },
-    { kind: 'settlement', columns: [c('MovementDate', 'date'), c('AcquirerBank'), c('Currency'), c('Amount', 'decimal'), c('PayoutID'), c('ClientUniqueID'), c('id', 'int')] },
-  ],
-};
-
 const day = (v: unknown) => (typeof v === 'string' ? v.slice(0, 10) : '');
 
-/** The details call's body for a report row of the level (spec 3.4's lookup parameters). */
-export function detailRequest(level: LevelDef, row: Row): Record<string, unknown> {
-  if (level.tab === 0) {
-    return { Currency: row.SalesCurrency ?? '', SelectDate: day(row.TicketDate), PaymentType: row.PaymentType ?? '', CountryCode: row.CountryCode ?? '' };
-  }
-  return { Currency: row.TransCurrency ?? '', SelectDate: day(row.TransDate), ProviderActor: row.ProviderActor ?? '' };
+/** The details of the rows of one report view: what the details call is asked, and how its answer shows. */
+export interface DetailSpec {
+  /** Translation key of the dialog's title. */
+  title: string;
+  /** The answer's item1 and item2 (spec 3.4's detail records). */
+  sides: [{ kind: RecordKind; columns: RecordColumn[] }, { kind: RecordKind; columns: RecordColumn[] }];
+  /** The details call's body from a report row (spec 3.4's lookup parameters). */
+  request(row: Row): Record<string, unknown>;
+  /** The row's values the title and the task's remarks show (dates as yyyy-MM-dd). */
+  context(row: Row): unknown[];
+  /** Create Task links the item1 records as tickets and the item2 records as transactions. */
+  createTask: boolean;
+}
+
+/**
+ * Per report view: the details call takes the grouping values of a row of that report, so what
+ * a row can be asked about belongs to the view, not to a level's number.
+ */
+const DETAILS_BY_VIEW: Record<string, DetailSpec> = {
+  VW_ReconTicketTransaction: {
+    title: 'recon.details.ticketTransaction',
+    sides: [
+      { kind: 'ticket', columns: [c('TicketNumber'), c('TransactionDate', 'date'), c('PaymentType'), c('CountryCode'), c('Currency'), c('TransactionCode'), c('TotalFareWithFees', 'decimal'), c('id', 'int')] },
+      { kind: 'transaction', columns: [c('ProcessingDate', 'date'), c('AcquiringBank'), c('currency'), c('ClientUniqueID'), c('Amount', 'decimal'), c('ProviderActor'), c('id', 'int')] },
+    ],
+    request: (row) => ({ Currency: row.SalesCurrency ?? '', SelectDate: day(row.TicketDate), PaymentType: row.PaymentType ?? '', CountryCode: row.CountryCode ?? '' }),
+    context: (row) => [row.SalesCurrency, day(row.TicketDate), row.PaymentType, row.CountryCode],
+    createTask: true,
+  },
+  VW_ReconTransactionSettlement: {
+    title: 'recon.details.transactionSettlement',
+    sides: [
+      { kind: 'transaction', columns: [c('TicketNumber'), c('TransactionDate', 'date'), c('AcquiringBank'), c('PaymentMethod'), c('Currency'), c('Amount', 'decimal'), c('TransactionType'), c('id', 'int')] },
+      { kind: 'settlement', columns: [c('MovementDate', 'date'), c('AcquirerBank'), c('Currency'), c('Amount', 'decimal'), c('PayoutID'), c('ClientUniqueID'), c('id', 'int')] },
+    ],
+    request: (row) => ({ Currency: row.TransCurrency ?? '', SelectDate: day(row.TransDate), ProviderActor: row.ProviderActor ?? '' }),
+    context: (row) => [row.TransCurrency, day(row.TransDate), row.ProviderActor],
+    createTask: false,
+  },
+};
+
+/** The details a row of the level opens: none where the level declares none or its report has no details. */
+export function detailsOf(level: LevelDef): DetailSpec | null {
+  return level.details ? (DETAILS_BY_VIEW[level.reportView] ?? null) : null;
 }
 
 /** What a details dialog shows about its row, for the title and the task's remarks (the date in the user's format). */
-export function detailContext(level: LevelDef, row: Row, dateFormat?: string | null): string {
+export function detailContext(spec: DetailSpec, row: Row, dateFormat?: string | null): string {
   const shown = (v: unknown) => {
-    const d = fromIsoDate(day(v));
-    return d ? formatDateOnly(d, dateFormat) : day(v);
+    if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(v)) return v;
+    const d = fromIsoDate(v);
+    return d ? formatDateOnly(d, dateFormat) : v;
   };
-  const parts = level.tab === 0 ? [row.SalesCurrency, shown(row.TicketDate), row.PaymentType, row.CountryCode] : [row.TransCurrency, shown(row.TransDate), row.ProviderActor];
-  return parts.filter((p) => p !== null && p !== undefined && p !== '').join(' · ');
+  return spec
+    .context(row)
+    .map(shown)
+    .filter((p) => p !== null && p !== undefined && p !== '')
+    .join(' · ');
 }
 
 export function DetailsDialog({
@@ -64,7 +94,7 @@ export function DetailsDialog({
   level: LevelDef;
   row: Row | null;
   onClose(): void;
-  onChain(kind: RecordKind, id: number): void;
+  onChain(start: ChainRef): void;
   onUndo(target: UndoTarget): void;
   onCreateTask(links: TaskLinks): void;
   /** Changes after an undo: the records are read again. */
@@ -75,13 +105,14 @@ export function DetailsDialog({
   const user = useCurrentUser();
   const [data, setData] = useState<{ item1: Row[]; item2: Row[] } | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
-  const sides = DETAIL_SIDES[level.tab] ?? [];
+  const spec = detailsOf(level);
+  const sides = spec?.sides ?? [];
 
   useEffect(() => {
-    if (!row) return undefined;
+    if (!row || !spec) return undefined;
     let alive = true;
     setFailure(null);
-    reconApi.details(level.slug, detailRequest(level, row)).then(
+    reconApi.details(level.slug, spec.request(row)).then(
       (answer) => alive && setData(answer),
       (err: unknown) => {
         if (!alive) return;
@@ -94,7 +125,7 @@ export function DetailsDialog({
     return () => {
       alive = false;
     };
-  }, [row, level, reloadToken, t, toast]);
+  }, [row, level.slug, spec, reloadToken, t, toast]);
 
   useEffect(() => {
     if (!row) setData(null);
@@ -103,7 +134,7 @@ export function DetailsDialog({
   const actions = useCallback(
     (kind: RecordKind) => (record: Row) => (
       <>
-        <button type="button" className="grid-icon-button" title={t('recon.chain.open')} aria-label={t('recon.chain.open')} data-testid={`details-chain-${kind}-${String(record.id)}`} onClick={() => onChain(kind, Number(record.id))}>
+        <button type="button" className="grid-icon-button" title={t('recon.chain.open')} aria-label={t('recon.chain.open')} data-testid={`details-chain-${kind}-${String(record.id)}`} onClick={() => onChain({ kind, id: Number(record.id) })}>
           <i className="pi pi-sitemap" aria-hidden="true" />
         </button>
         {record.MatchId != null && (
@@ -124,13 +155,13 @@ export function DetailsDialog({
   );
 
   const ids = (rows: Row[] | undefined) => (rows ?? []).map((r) => Number(r.id)).filter((n) => Number.isFinite(n));
-  const context = row ? detailContext(level, row, user?.dateFormat) : '';
+  const context = row && spec ? detailContext(spec, row, user?.dateFormat) : '';
 
   return (
     <Dialog
       visible={row !== null}
       onHide={onClose}
-      header={`${t(level.tab === 0 ? 'recon.details.ticketTransaction' : 'recon.details.transactionSettlement')} · ${context}`}
+      header={`${spec ? t(spec.title) : t(level.name)} · ${context}`}
       modal
       maximizable
       dismissableMask
@@ -138,7 +169,7 @@ export function DetailsDialog({
       data-testid="details-dialog"
       footer={
         <div className="recon-dialog__footer">
-          {level.tab === 0 && (
+          {spec?.createTask && (
             <Button
               type="button"
               icon="pi pi-plus"

@@ -13,7 +13,7 @@ import { Button } from 'primereact/button';
 import { useCurrentUser } from '../../auth/useSession';
 import { datePattern, formatDateOnly, fromIsoDate, toIsoDate } from '../../lib/dates';
 import { reconApi } from './recon';
-import { DEFAULT_CURRENCIES, DEFAULT_PROVIDERS, TICKET_LENGTH, visibleFilters, type DashboardFilters, type FilterError, type TabIndex } from './filters';
+import { DEFAULT_CURRENCIES, DEFAULT_PROVIDERS, TICKET_LENGTH, type DashboardFilters, type FilterError, type VisibleFilters } from './filters';
 
 /** PrimeReact's calendar format of a user date pattern ("DD-MM-YYYY" -> "dd-mm-yy"). */
 export function calendarFormat(pattern: string): string {
@@ -39,7 +39,7 @@ export function FilterPanel({
   onToggle,
   draft,
   onChange,
-  tab,
+  shown,
   error,
   onApply,
   onClear,
@@ -48,7 +48,8 @@ export function FilterPanel({
   onToggle(): void;
   draft: DashboardFilters;
   onChange(next: DashboardFilters): void;
-  tab: TabIndex;
+  /** The fields the active level applies (provider, ticket). */
+  shown: VisibleFilters;
   error: FilterError | null;
   onApply(): void;
   onClear(): void;
@@ -58,7 +59,6 @@ export function FilterPanel({
   const id = useId();
   const pattern = datePattern(user?.dateFormat);
   const { currencies, providers } = useFilterLists();
-  const shown = visibleFilters(tab);
   const bad = (field: keyof DashboardFilters) => !!error?.fields.includes(field);
   const set = (patch: Partial<DashboardFilters>) => onChange({ ...draft, ...patch });
 

@@ -13,10 +13,10 @@ import { ROW_HEIGHT } from '../../engine/GridView';
 import type { ColumnMeta, Row } from '../../engine/types';
 import type { RecordColumn } from './recon';
 
-/** A record's match status as a severity: matched green, partial or investigation yellow, none red. */
+/** A record's match status as a severity: matched green, partial, investigation or changed since matched yellow, none red. */
 export function matchSeverity(status: unknown): 'success' | 'warning' | 'danger' {
   if (status === 'matched') return 'success';
-  if (status === 'partial' || status === 'investigation') return 'warning';
+  if (status === 'partial' || status === 'investigation' || status === 'changed') return 'warning';
   return 'danger';
 }
 
@@ -30,8 +30,8 @@ export function asMeta(column: RecordColumn): ColumnMeta {
   return { field: column.field, type: column.type, label: column.field, sortable: false, ops: [], ...(column.type === 'decimal' ? { scale: 2 } : {}) };
 }
 
-/** A record's key: its id, or PayoutID for payouts. */
-export const keyOf = (row: Row) => String(row.id ?? row.PayoutID);
+/** A record's key: its id (every side's records carry it). */
+export const keyOf = (row: Row) => String(row.id);
 
 export function RecordGrid({
   rows,
@@ -48,7 +48,7 @@ export function RecordGrid({
   columns: RecordColumn[];
   height: number;
   testId: string;
-  /** The chosen row's key (its id, or PayoutID for payouts). */
+  /** The chosen row's key (its id). */
   selectedId?: unknown;
   onSelect?(row: Row): void;
   /** Colour rows and show a status column from MatchStatus (details). */

@@ -9,10 +9,10 @@ import { Button } from 'primereact/button';
 import { InputTextarea } from 'primereact/inputtextarea';
 import { Message } from 'primereact/message';
 import { useToast } from '../../shell/toast';
-import { errorText, reconApi, type LevelSlug } from './recon';
+import { errorText, reconApi } from './recon';
 
 export interface UndoTarget {
-  slug: LevelSlug;
+  slug: string;
   matchId: number;
   /** What is unmatched, for the question (e.g. "ticket 1234567890123"). */
   what: string;

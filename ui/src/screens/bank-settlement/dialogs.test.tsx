@@ -1,14 +1,18 @@
 import { describe, expect, it, vi } from 'vitest';
-import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { configure, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { ToastProvider } from '../../shell/toast';
 import { created, fail, mockApi, ok } from '../../test/apiMock';
 import en from '../../i18n/en.json';
-import { LEVELS } from './recon';
+import { FOURTH_LEVEL, testLevel } from './levelFixtures';
 import { ManualReconcileDialog } from './ManualReconcileDialog';
 import { UndoMatchDialog } from './UndoMatchDialog';
 import { CreateTaskFromDetails } from './CreateTaskFromDetails';
 import { DetailsDialog } from './DetailsDialog';
+
+// Dialogs with two data grids render slowly on a busy two-core machine.
+configure({ asyncUtilTimeout: 5000 });
+vi.setConfig({ testTimeout: 20_000 });
 
 const wrap = (node: ReactNode) => render(<ToastProvider>{node}</ToastProvider>);
 const filters = { fromDate: '2026-11-01', toDate: '2026-11-24', currency: [], provider: [], clientUniqueId: '' };
@@ -22,8 +26,13 @@ function pick(testId: string, text: string) {
   fireEvent.click(within(screen.getByTestId(testId)).getByText(text).closest('.rdg-cell')!);
 }
 
+/** The column headers of a record grid, without the pick column. */
+function headers(testId: string): string[] {
+  return [...screen.getByTestId(testId).querySelectorAll('.rdg-header-row .rdg-cell')].map((e) => e.textContent ?? '').filter((text) => text !== '');
+}
+
 describe('ManualReconcileDialog', () => {
-  it('settlements vs bank: warns without both rows, sends {settlement, bank}, offers Match anyway on a currency refusal', async () => {
+  it('settlements vs bank: bank first, warns without both rows, sends {leftId, rightId}, offers Match anyway on a currency refusal', async () => {
     const api = mockApi({
       'POST /api/recon/settlement-bank/candidates': ok({ item1: [bank], item2: [payout], item1Total: 1, item2Total: 1, limit: 500 }),
       'POST /api/recon/settlement-bank/match': [
@@ -33,10 +42,13 @@ describe('ManualReconcileDialog', () => {
     });
     const onClose = vi.fn();
     const onReconciled = vi.fn();
-    wrap(<ManualReconcileDialog level={LEVELS[2]!} filters={filters} visible onClose={onClose} onReconciled={onReconciled} />);
+    wrap(<ManualReconcileDialog level={testLevel('settlement-bank')} filters={filters} visible onClose={onClose} onReconciled={onReconciled} />);
     await screen.findByText('SE4550000000058398257466');
     expect(api.callsTo('POST', '/api/recon/settlement-bank/candidates')[0]!.body).toEqual(filters);
     expect(screen.queryByTestId('manual-investigate')).toBeNull();
+    // The level's `dialog` side (bank) first, each grid with the columns the level declares.
+    expect(headers('manual-grid-item1')).toEqual(['Id', 'Bank account', 'Amount (local)', 'Charges', 'Currency', 'Booked date', 'Provider', 'Text']);
+    expect(headers('manual-grid-item2')).toEqual(['Id', 'Payout ID', 'Settlement amount', 'Currency', 'Settlement date', 'Provider', 'Settlements']);
 
     fireEvent.click(screen.getByTestId('manual-reconcile'));
     await screen.findByText(en.recon.toasts.selectBoth['settlement-bank']);
@@ -48,44 +60,103 @@ describe('ManualReconcileDialog', () => {
     fireEvent.click(screen.getByTestId('manual-reconcile'));
     const refusal: string = 'The amounts differ by 12.00 in USD, beyond the currency tolerance of 1% of Nuvei; choose Match anyway to match regardless.';
     expect((await screen.findByTestId('manual-failure')).textContent).toContain(refusal);
-    expect(api.callsTo('POST', '/api/recon/settlement-bank/match')[0]!.body).toEqual({ settlement: payout, bank });
+    // item1 is the bank booking (the right side), item2 the payout (the left side).
+    expect(api.callsTo('POST', '/api/recon/settlement-bank/match')[0]!.body).toEqual({ leftId: 9, rightId: 5 });
+    expect(onClose).not.toHaveBeenCalled();
+    expect(screen.getByTestId('manual-force-reason')).toBeTruthy();
+  });
+
+  it('forcing a refused pair asks for a reason and sends it; the server\'s demand for one is shown too', async () => {
+    const api = mockApi({
+      'POST /api/recon/settlement-bank/candidates': ok({ item1: [bank], item2: [payout], item1Total: 1, item2Total: 1, limit: 500 }),
+      'POST /api/recon/settlement-bank/match': [
+        [400, { succeeded: false, error: 'The payout\u2019s settlements are in several currencies.', field: 'force', code: 'recon.mixedCurrencies' }],
+        [400, { succeeded: false, error: 'A forced match needs a reason.', field: 'reason', code: 'recon.forceReasonRequired' }],
+        created({ id: 45, status: 'matched', rule: 'forced' }),
+      ],
+    });
+    const onClose = vi.fn();
+    const onReconciled = vi.fn();
+    wrap(<ManualReconcileDialog level={testLevel('settlement-bank')} filters={filters} visible onClose={onClose} onReconciled={onReconciled} />);
+    await screen.findByText('SE4550000000058398257466');
+    pick('manual-grid-item1', 'SE4550000000058398257466');
+    pick('manual-grid-item2', 'PO-NUVEI-20261101-SEK');
+    expect(screen.queryByTestId('manual-force')).toBeNull();
+    fireEvent.click(screen.getByTestId('manual-reconcile'));
+    await screen.findByTestId('manual-force');
+    const calls = () => api.callsTo('POST', '/api/recon/settlement-bank/match');
+
+    // No reason: nothing is sent, the field says why.
+    fireEvent.change(screen.getByTestId('manual-force-reason'), { target: { value: '   ' } });
+    fireEvent.click(screen.getByTestId('manual-force'));
+    expect((await screen.findByTestId('manual-force-reason-error')).textContent).toBe(en.recon.errors.forceReasonRequired);
+    expect(calls()).toHaveLength(1);
+    expect(screen.getByTestId('manual-force-reason').getAttribute('maxlength')).toBe('1000');
+
+    // The server refuses a forced match without a reason with field reason: the offer stays.
+    fireEvent.change(screen.getByTestId('manual-force-reason'), { target: { value: ' Bank booked two payouts as one ' } });
+    fireEvent.click(screen.getByTestId('manual-force'));
+    await waitFor(() => expect(calls()).toHaveLength(2));
+    expect(calls()[1]!.body).toEqual({ leftId: 9, rightId: 5, force: true, reason: 'Bank booked two payouts as one' });
+    expect((await screen.findByTestId('manual-failure')).textContent).toBe(en.recon.errors.forceReasonRequired);
+    expect(screen.getByTestId('manual-force')).toBeTruthy();
     expect(onClose).not.toHaveBeenCalled();
 
     fireEvent.click(screen.getByTestId('manual-force'));
     await waitFor(() => expect(onClose).toHaveBeenCalled());
-    expect(api.callsTo('POST', '/api/recon/settlement-bank/match')[1]!.body).toEqual({ settlement: payout, bank, force: true });
+    expect(calls()[2]!.body).toEqual({ leftId: 9, rightId: 5, force: true, reason: 'Bank booked two payouts as one' });
     expect(onReconciled).toHaveBeenCalled();
     await screen.findByText(en.recon.toasts.reconciled);
   });
 
-  it('tickets vs transactions: Investigation uses its own call; a pair matched meanwhile keeps the dialog open with the reason', async () => {
+  it('tickets vs transactions: Investigation is a match marked investigate; a pair matched meanwhile keeps the dialog open with the reason', async () => {
     const api = mockApi({
       'POST /api/recon/ticket-transaction/candidates': ok({ item1: [ticket], item2: [transaction], item1Total: 1, item2Total: 1, limit: 500 }),
-      'POST /api/recon/ticket-transaction/investigate': created({ id: 7, status: 'investigation' }),
       'POST /api/recon/ticket-transaction/match': [
-        409,
-        { succeeded: false, error: 'The ticket 1 is already matched', code: 'recon.alreadyMatched', params: { kind: 'ticket', id: 1, matchId: 3, by: 'bo' } },
+        [409, { succeeded: false, error: 'The ticket 1 is already matched', code: 'recon.alreadyMatched', params: { kind: 'ticket', id: 1, matchId: 3, by: 'bo' } }],
+        created({ id: 7, status: 'investigation' }),
       ],
     });
     const onClose = vi.fn();
-    wrap(<ManualReconcileDialog level={LEVELS[0]!} filters={filters} visible onClose={onClose} onReconciled={() => {}} />);
+    wrap(<ManualReconcileDialog level={testLevel('ticket-transaction')} filters={filters} visible onClose={onClose} onReconciled={() => {}} />);
     await screen.findByText('TKTT');
     pick('manual-grid-item1', 'TKTT');
     pick('manual-grid-item2', '2');
     fireEvent.click(screen.getByTestId('manual-reconcile'));
     expect((await screen.findByTestId('manual-failure')).textContent).toContain('The ticket 1 is already matched (match 3, by bo); undo that match first.');
-    expect(api.callsTo('POST', '/api/recon/ticket-transaction/match')[0]!.body).toEqual({ ticketId: 1, transactionId: 2 });
+    expect(api.callsTo('POST', '/api/recon/ticket-transaction/match')[0]!.body).toEqual({ leftId: 1, rightId: 2 });
     expect(screen.queryByTestId('manual-force')).toBeNull();
     expect(onClose).not.toHaveBeenCalled();
 
     fireEvent.click(screen.getByTestId('manual-investigate'));
     await waitFor(() => expect(onClose).toHaveBeenCalled());
-    expect(api.callsTo('POST', '/api/recon/ticket-transaction/investigate')[0]!.body).toEqual({ ticketId: 1, transactionId: 2 });
+    expect(api.callsTo('POST', '/api/recon/ticket-transaction/match')[1]!.body).toEqual({ leftId: 1, rightId: 2, investigate: true });
+  });
+
+  it('a level the UI has never heard of: its columns, its sides\' names in the warning, its ids mapped back to left and right', async () => {
+    const settlement = { id: 70, ClientUniqueID: '1254400000001', GrossAmount: '250.00', SettlementBatch: 'B-17' };
+    const api = mockApi({
+      'POST /api/recon/ticket-settlement/candidates': ok({ item1: [settlement], item2: [ticket], item1Total: 1, item2Total: 1, limit: 500 }),
+      'POST /api/recon/ticket-settlement/match': created({ id: 80, status: 'matched' }),
+    });
+    const onClose = vi.fn();
+    wrap(<ManualReconcileDialog level={FOURTH_LEVEL} filters={filters} visible onClose={onClose} onReconciled={() => {}} />);
+    await screen.findByText('B-17');
+    expect(headers('manual-grid-item1')).toEqual(['Id', 'Ticket number', 'Gross amount', 'SettlementBatch']);
+    expect(headers('manual-grid-item2')).toEqual(['Id', 'Ticket number', 'Sale amount']);
+    expect(screen.getByTestId('manual-dialog').textContent).toContain('Settlement');
+    fireEvent.click(screen.getByTestId('manual-reconcile'));
+    await screen.findByText('Choose a settlement and a ticket.');
+    pick('manual-grid-item1', 'B-17');
+    pick('manual-grid-item2', '250.00');
+    fireEvent.click(screen.getByTestId('manual-reconcile'));
+    await waitFor(() => expect(onClose).toHaveBeenCalled());
+    expect(api.callsTo('POST', '/api/recon/ticket-settlement/match')[0]!.body).toEqual({ leftId: 1, rightId: 70 });
   });
 
   it('a failed candidates load says so (the server text, else the spec fallback)', async () => {
     mockApi({ 'POST /api/recon/transaction-settlement/candidates': [503, { succeeded: false }] });
-    wrap(<ManualReconcileDialog level={LEVELS[1]!} filters={filters} visible onClose={() => {}} onReconciled={() => {}} />);
+    wrap(<ManualReconcileDialog level={testLevel('transaction-settlement')} filters={filters} visible onClose={() => {}} onReconciled={() => {}} />);
     expect((await screen.findAllByText(en.recon.toasts.loadFailed)).length).toBeGreaterThan(0);
   });
 });
@@ -172,7 +243,7 @@ describe('DetailsDialog', () => {
     const onUndo = vi.fn();
     const onCreateTask = vi.fn();
     const onChain = vi.fn();
-    wrap(<DetailsDialog level={LEVELS[0]!} row={row} reloadToken={0} onClose={() => {}} onChain={onChain} onUndo={onUndo} onCreateTask={onCreateTask} />);
+    wrap(<DetailsDialog level={testLevel('ticket-transaction')} row={row} reloadToken={0} onClose={() => {}} onChain={onChain} onUndo={onUndo} onCreateTask={onCreateTask} />);
     await screen.findByText('1254400000002');
     expect(api.callsTo('POST', '/api/recon/ticket-transaction/details')[0]!.body).toEqual({ Currency: 'USD', SelectDate: '2026-11-03', PaymentType: 'CC', CountryCode: 'US' });
     expect([...screen.getByTestId('details-grid-1').querySelectorAll('[data-testid="record-status"]')].map((e) => e.textContent)).toEqual(['Matched', 'Unmatched']);
@@ -180,7 +251,7 @@ describe('DetailsDialog', () => {
     fireEvent.click(screen.getByTestId('details-undo-ticket-1'));
     expect(onUndo).toHaveBeenCalledWith({ slug: 'ticket-transaction', matchId: 5, what: 'Ticket 1254400000001' });
     fireEvent.click(screen.getByTestId('details-chain-transaction-3'));
-    expect(onChain).toHaveBeenCalledWith('transaction', 3);
+    expect(onChain).toHaveBeenCalledWith({ kind: 'transaction', id: 3 });
     fireEvent.click(screen.getByTestId('details-create-task'));
     expect(onCreateTask).toHaveBeenCalledWith({ ticketIds: [1, 2], transactionIds: [3], context: 'USD · 03-11-2026 · CC · US' });
   });
@@ -189,7 +260,7 @@ describe('DetailsDialog', () => {
     mockApi({ 'POST /api/recon/transaction-settlement/details': [500, { succeeded: false }] });
     wrap(
       <DetailsDialog
-        level={LEVELS[1]!}
+        level={testLevel('transaction-settlement')}
         row={{ TransCurrency: 'EUR', TransDate: '2026-11-03', ProviderActor: 'Amex' }}
         reloadToken={0}
         onClose={() => {}}

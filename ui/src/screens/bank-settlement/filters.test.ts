@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import en from '../../i18n/en.json';
 import {
+  ALL_FILTERS,
+  clampTab,
   linkedFilters,
   defaultFilters,
   isTicketLookup,
@@ -13,6 +15,13 @@ import {
   visibleFilters,
   type DashboardFilters,
 } from './filters';
+import { FOURTH_LEVEL, testLevel } from './levelFixtures';
+
+const ticketTransaction = testLevel('ticket-transaction');
+const transactionSettlement = testLevel('transaction-settlement');
+const settlementBank = testLevel('settlement-bank');
+const all = ALL_FILTERS;
+const shownOn = visibleFilters;
 
 const base: DashboardFilters = { fromDate: '2026-11-01', toDate: '2026-11-24', currency: ['USD'], provider: ['Nuvei'], clientUniqueId: '' };
 
@@ -22,24 +31,26 @@ describe('dashboard filters', () => {
     expect(defaultFilters(new Date(2026, 0, 1)).fromDate).toBe('2026-01-01');
   });
 
-  it('show provider and ticket on tabs 1 and 2, neither on settlements vs bank', () => {
-    expect(visibleFilters(0)).toEqual({ provider: true, ticket: true });
-    expect(visibleFilters(1)).toEqual({ provider: true, ticket: true });
-    expect(visibleFilters(2)).toEqual({ provider: false, ticket: false });
+  it('show the filters each level applies: provider and ticket on the first two, neither on settlements vs bank', () => {
+    expect(visibleFilters(ticketTransaction)).toEqual({ provider: true, ticket: true });
+    expect(visibleFilters(transactionSettlement)).toEqual({ provider: true, ticket: true });
+    expect(visibleFilters(settlementBank)).toEqual({ provider: false, ticket: false });
+    expect(visibleFilters(FOURTH_LEVEL)).toEqual({ provider: false, ticket: true });
+    expect(visibleFilters(null)).toEqual({ provider: false, ticket: false });
   });
 
   it('require both dates, in order, and a 13-digit ticket where the ticket is shown', () => {
-    expect(validateFilters(base, 0)).toBeNull();
-    expect(validateFilters({ ...base, fromDate: '' }, 0)).toEqual({ code: 'datesRequired', fields: ['fromDate'] });
-    expect(validateFilters({ ...base, fromDate: '', toDate: '' }, 1)).toEqual({ code: 'datesRequired', fields: ['fromDate', 'toDate'] });
-    expect(validateFilters({ ...base, fromDate: '2026-11-25' }, 0)).toEqual({ code: 'dateOrder', fields: ['toDate'] });
-    expect(validateFilters({ ...base, fromDate: '2026-11-24' }, 0)).toBeNull(); // one day is a range
-    expect(validateFilters({ ...base, clientUniqueId: '125440000001' }, 0)).toEqual({ code: 'ticketNumber', fields: ['clientUniqueId'] });
-    expect(validateFilters({ ...base, clientUniqueId: '12544000000123' }, 1)?.code).toBe('ticketNumber');
-    expect(validateFilters({ ...base, clientUniqueId: '12544000000ab' }, 1)?.code).toBe('ticketNumber');
-    expect(validateFilters({ ...base, clientUniqueId: '1254400000012' }, 1)).toBeNull();
-    // Hidden on tab 3: a half-typed ticket there does not block the other filters.
-    expect(validateFilters({ ...base, clientUniqueId: '1254' }, 2)).toBeNull();
+    expect(validateFilters(base, all)).toBeNull();
+    expect(validateFilters({ ...base, fromDate: '' }, all)).toEqual({ code: 'datesRequired', fields: ['fromDate'] });
+    expect(validateFilters({ ...base, fromDate: '', toDate: '' }, shownOn(transactionSettlement))).toEqual({ code: 'datesRequired', fields: ['fromDate', 'toDate'] });
+    expect(validateFilters({ ...base, fromDate: '2026-11-25' }, all)).toEqual({ code: 'dateOrder', fields: ['toDate'] });
+    expect(validateFilters({ ...base, fromDate: '2026-11-24' }, all)).toBeNull(); // one day is a range
+    expect(validateFilters({ ...base, clientUniqueId: '125440000001' }, all)).toEqual({ code: 'ticketNumber', fields: ['clientUniqueId'] });
+    expect(validateFilters({ ...base, clientUniqueId: '12544000000123' }, shownOn(transactionSettlement))?.code).toBe('ticketNumber');
+    expect(validateFilters({ ...base, clientUniqueId: '12544000000ab' }, shownOn(transactionSettlement))?.code).toBe('ticketNumber');
+    expect(validateFilters({ ...base, clientUniqueId: '1254400000012' }, shownOn(transactionSettlement))).toBeNull();
+    // Not applied on settlements vs bank: a half-typed ticket there does not block the other filters.
+    expect(validateFilters({ ...base, clientUniqueId: '1254' }, shownOn(settlementBank))).toBeNull();
   });
 
   it('name messages the translation files hold, in the spec words', () => {
@@ -48,19 +59,21 @@ describe('dashboard filters', () => {
     expect(en.recon.errors.ticketNumber).toBe('Please enter a valid ticket number (13 digits).');
   });
 
-  it('swap in the ticket-only grid for a 13-digit ticket on tab 1 only', () => {
-    expect(isTicketLookup({ ...base, clientUniqueId: '1254400000012' }, 0)).toBe(true);
-    expect(isTicketLookup({ ...base, clientUniqueId: ' 1254400000012 ' }, 0)).toBe(true);
-    expect(isTicketLookup({ ...base, clientUniqueId: '1254400000012' }, 1)).toBe(false);
-    expect(isTicketLookup({ ...base, clientUniqueId: '125440000001' }, 0)).toBe(false);
-    expect(isTicketLookup(base, 0)).toBe(false);
+  it('swap in the ticket-only grid for a 13-digit ticket on a level with a lookup view only', () => {
+    expect(isTicketLookup({ ...base, clientUniqueId: '1254400000012' }, ticketTransaction)).toBe(true);
+    expect(isTicketLookup({ ...base, clientUniqueId: ' 1254400000012 ' }, ticketTransaction)).toBe(true);
+    expect(isTicketLookup({ ...base, clientUniqueId: '1254400000012' }, transactionSettlement)).toBe(false);
+    expect(isTicketLookup({ ...base, clientUniqueId: '1254400000012' }, FOURTH_LEVEL)).toBe(false);
+    expect(isTicketLookup({ ...base, clientUniqueId: '125440000001' }, ticketTransaction)).toBe(false);
+    expect(isTicketLookup(base, ticketTransaction)).toBe(false);
   });
 
-  it('give each report only what its tab shows', () => {
+  it('give each report only the filters its level applies', () => {
     const f = { ...base, clientUniqueId: '1254400000012' };
-    expect(reportParams(f, 0)).toEqual({ fromDate: '2026-11-01', toDate: '2026-11-24', currency: ['USD'], provider: ['Nuvei'], clientUniqueId: '1254400000012' });
-    expect(reportParams(f, 1)).toEqual({ fromDate: '2026-11-01', toDate: '2026-11-24', currency: ['USD'], provider: ['Nuvei'], clientUniqueId: '1254400000012' });
-    expect(reportParams(f, 2)).toEqual({ fromDate: '2026-11-01', toDate: '2026-11-24', currency: ['USD'], provider: [] });
+    expect(reportParams(f, ticketTransaction)).toEqual({ fromDate: '2026-11-01', toDate: '2026-11-24', currency: ['USD'], provider: ['Nuvei'], clientUniqueId: '1254400000012' });
+    expect(reportParams(f, transactionSettlement)).toEqual({ fromDate: '2026-11-01', toDate: '2026-11-24', currency: ['USD'], provider: ['Nuvei'], clientUniqueId: '1254400000012' });
+    expect(reportParams(f, settlementBank)).toEqual({ fromDate: '2026-11-01', toDate: '2026-11-24', currency: ['USD'], provider: [] });
+    expect(reportParams(f, FOURTH_LEVEL)).toEqual({ fromDate: '2026-11-01', toDate: '2026-11-24', currency: ['USD'], provider: [], clientUniqueId: '1254400000012' });
   });
 
   it('are saved under dashboardFilters and read back, also in the spec shape of objects', () => {
@@ -74,12 +87,18 @@ describe('dashboard filters', () => {
     expect(loadSavedFilters(localStorage)).toBeNull();
   });
 
-  it('keep the active tab under bankSettlementTabIndex, tab 1 for anything else', () => {
+  it('keep the active tab under bankSettlementTabIndex as an index into the levels, fitted to those there are', () => {
     expect(loadTabIndex(localStorage)).toBe(0);
     saveTabIndex(localStorage, 2);
     expect(localStorage.getItem('bankSettlementTabIndex')).toBe('2');
     expect(loadTabIndex(localStorage)).toBe(2);
     localStorage.setItem('bankSettlementTabIndex', '7');
+    expect(loadTabIndex(localStorage)).toBe(7);
+    expect(clampTab(7, 3)).toBe(2);
+    expect(clampTab(3, 4)).toBe(3);
+    localStorage.setItem('bankSettlementTabIndex', 'x');
+    expect(loadTabIndex(localStorage)).toBe(0);
+    localStorage.setItem('bankSettlementTabIndex', '-1');
     expect(loadTabIndex(localStorage)).toBe(0);
   });
 });
@@ -100,7 +119,9 @@ describe('a link into the dashboard', () => {
     });
   });
 
-  it('ignores a tab that does not exist', () => {
-    expect(linkedFilters(new URLSearchParams('tab=7&clientUniqueId=1254400000086'), base)?.tab).toBeNull();
+  it('ignores a tab that is not an index; one past the levels is fitted later', () => {
+    expect(linkedFilters(new URLSearchParams('tab=x&clientUniqueId=1254400000086'), base)?.tab).toBeNull();
+    expect(linkedFilters(new URLSearchParams('tab=-1'), base)?.tab).toBeNull();
+    expect(linkedFilters(new URLSearchParams('tab=7'), base)?.tab).toBe(7);
   });
 });

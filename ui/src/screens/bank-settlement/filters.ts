@@ -1,8 +1,8 @@
 /**
  * The dashboard's filter rules (spec 03 sections 2.1, 3.1, 5 and 9): defaults, validation with
- * the spec's three messages, which filter each tab shows, the saved filters and tab index in
- * local storage, and the params each tab's report gets. Pure functions, no React, no clock of
- * their own (callers pass `today`).
+ * the spec's three messages, which filter each level shows (its declared `filters`), the saved
+ * filters and tab index in local storage, and the params each level's report gets. Pure
+ * functions, no React, no clock of their own (callers pass `today`).
  */
 import { SessionKeys } from '../../auth/session';
 import { toIsoDate } from '../../lib/dates';
@@ -27,8 +27,19 @@ const TICKET_PATTERN = /^\d{13}$/;
 export const DEFAULT_PROVIDERS = ['nuvei', 'amex', 'usarc'];
 export const DEFAULT_CURRENCIES = ['USD'];
 
-/** Tab indexes: 0 tickets vs transactions, 1 transactions vs settlements, 2 settlements vs bank. */
-export type TabIndex = 0 | 1 | 2;
+/** What of a level the filters need: the filters it applies and its ticket-only lookup view. */
+export interface FilteredLevel {
+  filters: readonly string[];
+  lookupView?: string | null;
+}
+
+export interface VisibleFilters {
+  provider: boolean;
+  ticket: boolean;
+}
+
+/** Every filter: the saved filters are checked against these before any level is known. */
+export const ALL_FILTERS: VisibleFilters = { provider: true, ticket: true };
 
 /** The first of the current month to today. */
 export function defaultFilters(today: Date): DashboardFilters {
@@ -41,9 +52,10 @@ export function defaultFilters(today: Date): DashboardFilters {
   };
 }
 
-/** The filter fields a tab shows (issue 12: provider hidden on tab 2, ticket hidden on tab 2). */
-export function visibleFilters(tab: TabIndex): { provider: boolean; ticket: boolean } {
-  return { provider: tab !== 2, ticket: tab !== 2 };
+/** The filter fields a level shows: those it applies (recon.yaml `filters`); none before it is known. */
+export function visibleFilters(level: FilteredLevel | null | undefined): VisibleFilters {
+  const applied = level?.filters ?? [];
+  return { provider: applied.includes('provider'), ticket: applied.includes('ticket') };
 }
 
 export type FilterErrorCode = 'datesRequired' | 'dateOrder' | 'ticketNumber';
@@ -56,28 +68,28 @@ export interface FilterError {
 }
 
 /**
- * The first problem of the filters as a tab applies them, or null. The ticket number counts
- * only where the tab shows it.
+ * The first problem of the filters with the fields shown, or null. The ticket number counts
+ * only where it is shown.
  */
-export function validateFilters(f: DashboardFilters, tab: TabIndex): FilterError | null {
+export function validateFilters(f: DashboardFilters, shown: VisibleFilters): FilterError | null {
   const missing: Array<keyof DashboardFilters> = [];
   if (!f.fromDate) missing.push('fromDate');
   if (!f.toDate) missing.push('toDate');
   if (missing.length) return { code: 'datesRequired', fields: missing };
   if (f.toDate < f.fromDate) return { code: 'dateOrder', fields: ['toDate'] };
   const ticket = f.clientUniqueId.trim();
-  if (visibleFilters(tab).ticket && ticket !== '' && !TICKET_PATTERN.test(ticket)) return { code: 'ticketNumber', fields: ['clientUniqueId'] };
+  if (shown.ticket && ticket !== '' && !TICKET_PATTERN.test(ticket)) return { code: 'ticketNumber', fields: ['clientUniqueId'] };
   return null;
 }
 
-/** A 13-digit ticket on tab 0 swaps the match rows for the ticket-only lookup grid. */
-export function isTicketLookup(f: DashboardFilters, tab: TabIndex): boolean {
-  return tab === 0 && TICKET_PATTERN.test(f.clientUniqueId.trim());
+/** A 13-digit ticket swaps the match rows for the ticket-only lookup grid, on a level that has one. */
+export function isTicketLookup(f: DashboardFilters, level: FilteredLevel): boolean {
+  return !!level.lookupView && TICKET_PATTERN.test(f.clientUniqueId.trim());
 }
 
-/** The report params of a tab: what the tab hides is not applied. */
-export function reportParams(f: DashboardFilters, tab: TabIndex): Record<string, unknown> {
-  const shown = visibleFilters(tab);
+/** The report params of a level: only the filters it applies. */
+export function reportParams(f: DashboardFilters, level: FilteredLevel): Record<string, unknown> {
+  const shown = visibleFilters(level);
   return {
     fromDate: f.fromDate,
     toDate: f.toDate,
@@ -117,13 +129,24 @@ export function saveFilters(storage: Storage, f: DashboardFilters): void {
   storage.setItem(FILTERS_KEY, JSON.stringify(f));
 }
 
-export function loadTabIndex(storage: Storage): TabIndex {
-  const n = Number(storage.getItem(TAB_KEY));
-  return n === 1 || n === 2 ? n : 0;
+/** A tab index as written (a whole number from 0), or null. */
+function tabNumber(value: string | null): number | null {
+  if (value === null || !/^\d+$/.test(value.trim())) return null;
+  return Number(value);
 }
 
-export function saveTabIndex(storage: Storage, tab: TabIndex): void {
+/** The saved tab: an index into the levels (clampTab fits it to those there are), 0 when none is saved. */
+export function loadTabIndex(storage: Storage): number {
+  return tabNumber(storage.getItem(TAB_KEY)) ?? 0;
+}
+
+export function saveTabIndex(storage: Storage, tab: number): void {
   storage.setItem(TAB_KEY, String(tab));
+}
+
+/** A tab index fitted to the levels there are: the last one when it is past them. */
+export function clampTab(tab: number, count: number): number {
+  return Math.max(0, Math.min(tab, count - 1));
 }
 
 /**
@@ -131,12 +154,11 @@ export function saveTabIndex(storage: Storage, tab: TabIndex): void {
  * #/dashboard/bank-settlement?tab=0&fromDate=...&toDate=...): the values the link names replace
  * those of base; null when the link names none. Bad values are left to validation.
  */
-export function linkedFilters(search: URLSearchParams, base: DashboardFilters): { filters: DashboardFilters; tab: TabIndex | null } | null {
+export function linkedFilters(search: URLSearchParams, base: DashboardFilters): { filters: DashboardFilters; tab: number | null } | null {
   const names = ['tab', 'fromDate', 'toDate', 'currency', 'provider', 'clientUniqueId'];
   if (!names.some((n) => search.has(n))) return null;
   const list = (name: string, fallback: string[]) =>
     search.has(name) ? (search.get(name) ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '') : fallback;
-  const n = Number(search.get('tab'));
   return {
     filters: {
       fromDate: search.get('fromDate') ?? base.fromDate,
@@ -145,6 +167,6 @@ export function linkedFilters(search: URLSearchParams, base: DashboardFilters): 
       provider: list('provider', base.provider),
       clientUniqueId: search.get('clientUniqueId') ?? base.clientUniqueId,
     },
-    tab: search.has('tab') && (n === 0 || n === 1 || n === 2) ? n : null,
+    tab: tabNumber(search.get('tab')),
   };
 }

@@ -1,15 +1,16 @@
 /**
- * The reconciliation API (server/recon.go) as the dashboard calls it, the three levels with the
- * record columns of spec 03 sections 3.3 and 3.4, and the text of a failed call in the reader's
+ * The reconciliation API (server/recon.go) as the dashboard calls it, the levels as the server
+ * declares them (recon.yaml, GET /recon/levels), and the text of a failed call in the reader's
  * language (the envelope's code, recon.<x>, is the key recon.errors.<x>).
  */
 import type { TFunction } from 'i18next';
-import { api, apiRequest, ApiError, GENERIC_ERROR } from '../../api/client';
-import type { FieldTypeName, Row } from '../../engine/types';
-import type { DashboardFilters, TabIndex } from './filters';
+import { api, apiRequest, ApiError, GENERIC_ERROR, serverMessage, type MessageParams } from '../../api/client';
+import type { FieldTypeName, Row, Severity } from '../../engine/types';
+import type { DashboardFilters } from './filters';
 
-export type LevelSlug = 'ticket-transaction' | 'transaction-settlement' | 'settlement-bank';
-export type RecordKind = 'ticket' | 'transaction' | 'settlement' | 'payout' | 'bank';
+/** A kind of record reconciliation pairs (a side of recon.yaml: ticket, transaction, ..., bank). */
+export type RecordKind = string;
+export type Side = 'left' | 'right';
 
 /** A column of a record grid in a dialog: field, type and its label key (recon.fields.<field>). */
 export interface RecordColumn {
@@ -17,70 +18,100 @@ export interface RecordColumn {
   type: FieldTypeName;
 }
 
-export interface LevelDef {
-  tab: TabIndex;
-  slug: LevelSlug;
-  view: string;
-  /** Translation key of the tab. */
-  title: string;
-  /** The kinds on the match's left and right. */
-  left: RecordKind;
-  right: RecordKind;
-  /** The manual dialog's grids in the order shown: candidates item1 and item2. */
-  item1: { kind: RecordKind; columns: RecordColumn[] };
-  item2: { kind: RecordKind; columns: RecordColumn[] };
+/** One side of a level: its kind, the field naming its id in a match body, and the manual dialog's columns. */
+export interface LevelSide {
+  kind: RecordKind;
+  field: string;
+  /** Translation key of the kind's name. */
+  label: string;
+  columns: RecordColumn[];
 }
 
-const c = (field: string, type: FieldTypeName = 'text'): RecordColumn => ({ field, type });
+/** A report row field that opens the chain: the record of kind `side` by its id or its reference. */
+export interface ChainFrom {
+  field: string;
+  side: RecordKind;
+  by: 'id' | 'ref';
+}
 
-const transactionColumns = [c('id', 'int'), c('ClientUniqueID'), c('ProcessingDate', 'date'), c('AcquiringBank'), c('PaymentMethod'),
-  c('currency'), c('TransactionAmount', 'decimal'), c('TransactionType'), c('ProviderActor')];
+/** A level of the legend: a report status value, its label key and its colour. */
+export interface LevelStatus {
+  value: string;
+  label: string;
+  severity: Severity;
+}
 
-export const LEVELS: readonly LevelDef[] = [
-  {
-    tab: 0,
-    slug: 'ticket-transaction',
-    view: 'VW_ReconTicketTransaction',
-    title: 'recon.tabs.ticketTransaction',
-    left: 'ticket',
-    right: 'transaction',
-    item1: { kind: 'ticket', columns: [c('id', 'int'), c('ticket_number'), c('trans_date', 'date'), c('local_fare_currency'), c('transaction_code'), c('SaleAmount', 'decimal')] },
-    item2: { kind: 'transaction', columns: transactionColumns },
-  },
-  {
-    tab: 1,
-    slug: 'transaction-settlement',
-    view: 'VW_ReconTransactionSettlement',
-    title: 'recon.tabs.transactionSettlement',
-    left: 'transaction',
-    right: 'settlement',
-    item1: { kind: 'transaction', columns: transactionColumns.filter((col) => col.field !== 'PaymentMethod') },
-    item2: {
-      kind: 'settlement',
-      columns: [c('id', 'int'), c('ClientUniqueID'), c('SettlementDate', 'date'), c('AcquirerBank'), c('SettlementCurrency'), c('SettlementNet', 'decimal'), c('PayoutID'), c('ProviderActor')],
-    },
-  },
-  {
-    tab: 2,
-    slug: 'settlement-bank',
-    view: 'VW_ReconSettlementBank',
-    title: 'recon.tabs.settlementBank',
-    left: 'payout',
-    right: 'bank',
-    // Spec 2.1: "two single-select grids (settlement and bank)"; the API answers bank first.
-    item1: { kind: 'bank', columns: [c('BankAccount'), c('ReconciliationAmountLocal', 'decimal'), c('Charges', 'decimal'), c('Currency'), c('BookedDate', 'date'), c('ProviderActor'), c('Text')] },
-    item2: { kind: 'payout', columns: [c('PayoutID'), c('SettlementAmount', 'decimal'), c('SettlementCurrency'), c('SettlementSummaryDate', 'date'), c('ProviderActor'), c('SettlementCount', 'int')] },
-  },
-];
+/** A reconciliation level as GET /recon/levels answers it, in tab order. */
+export interface LevelDef {
+  slug: string;
+  /** recon_match.level: the chain's links name their level by it. */
+  number: number;
+  /** Translation key of the tab. */
+  name: string;
+  left: LevelSide;
+  right: LevelSide;
+  reportView: string;
+  /** The ticket-only view that replaces the report when a ticket number is filtered, or null. */
+  lookupView: string | null;
+  /** The side whose grid the manual dialog shows first (the candidates' item1). */
+  dialog: Side;
+  investigate: boolean;
+  details: boolean;
+  /** The dashboard filters the level applies beside the dates and currencies: provider, ticket. */
+  filters: string[];
+  chainFrom: ChainFrom[];
+  statuses: LevelStatus[];
+  /** Translation key of the hint under the tab. */
+  hint: string;
+}
 
-export const TICKET_LOOKUP_VIEW = 'VW_ReconTicketLookup';
+/** A level as the server sent it, with the optional lists and flags filled in. */
+export function normaliseLevel(raw: LevelDef): LevelDef {
+  const side = (s: LevelSide): LevelSide => ({ ...s, label: s.label || `recon.kinds.${s.kind}`, columns: s.columns ?? [] });
+  return {
+    ...raw,
+    left: side(raw.left),
+    right: side(raw.right),
+    lookupView: raw.lookupView || null,
+    dialog: raw.dialog === 'right' ? 'right' : 'left',
+    investigate: !!raw.investigate,
+    details: !!raw.details,
+    filters: raw.filters ?? [],
+    chainFrom: raw.chainFrom ?? [],
+    statuses: raw.statuses ?? [],
+    hint: raw.hint ?? '',
+  };
+}
+
+/** The manual dialog's grids in the order shown: the candidates' item1 (the `dialog` side) and item2. */
+export function dialogSides(level: LevelDef): { item1: LevelSide; item2: LevelSide } {
+  return level.dialog === 'right' ? { item1: level.right, item2: level.left } : { item1: level.left, item2: level.right };
+}
 
 /** The level and side a record kind takes part in (a transaction is in two levels). */
-export function levelsOf(kind: RecordKind): Array<{ level: LevelDef; side: 'left' | 'right' }> {
-  const out: Array<{ level: LevelDef; side: 'left' | 'right' }> = [];
-  for (const level of LEVELS) {
-    if (level.left === kind) out.push({ level, side: 'left' });
-    if (level.right === kind) out.push({ level, side: 'right' });
+export function levelsOf(levels: readonly LevelDef[], kind: RecordKind): Array<{ level: LevelDef; side: Side }> {
+  const out: Array<{ level: LevelDef; side: Side }> = [];
+  for (const level of levels) {
+    if (level.left.kind === kind) out.push({ level, side: 'left' });
+    if (level.right.kind === kind) out.push({ level, side: 'right' });
+  }
+  return out;
+}
+
+/** The translation key of a kind's name, as a level declares it. */
+export function kindLabel(levels: readonly LevelDef[], kind: RecordKind): string {
+  for (const level of levels) {
+    if (level.left.kind === kind) return level.left.label;
+    if (level.right.kind === kind) return level.right.label;
+  }
+  return `recon.kinds.${kind}`;
+}
+
+/** The kinds of the levels in chain order: each kind where a level first names it. */
+export function chainKinds(levels: readonly LevelDef[]): RecordKind[] {
+  const out: RecordKind[] = [];
+  for (const level of levels) {
+    for (const kind of [level.left.kind, level.right.kind]) if (!out.includes(kind)) out.push(kind);
   }
   return out;
 }
@@ -95,7 +126,10 @@ export interface AutoRun {
   leftUnmatched: number;
   rightUnmatched: number;
   seconds: number;
-  error?: string;
+  /** A failed run's English text, and its message code and parameters (recon.runCollided, recon.runFailed). */
+  error?: string | null;
+  errorCode?: string | null;
+  errorParams?: MessageParams | null;
 }
 
 export interface Candidates {
@@ -120,11 +154,14 @@ export interface ChainRef {
   id: number;
 }
 
+/** Where a chain starts: a record by its id, or by the reference people know it by (a payout's key). */
+export type ChainStart = ChainRef | { kind: RecordKind; ref: string };
+
 export interface ChainLink {
   level: number | null;
   from: ChainRef;
   to: ChainRef;
-  status: 'matched' | 'partial' | 'investigation' | 'unmatched' | 'member';
+  status: 'matched' | 'partial' | 'investigation' | 'changed' | 'unmatched' | 'member';
   rule: string;
   amountVariance: string | null;
   dateLagDays: number | null;
@@ -136,6 +173,10 @@ export interface ChainLink {
 
 export interface Chain {
   start: ChainRef;
+  /** The kinds in chain order, and each kind's records as its canonical source has them (id, ref, amount, ...). */
+  kinds?: RecordKind[];
+  records?: Record<RecordKind, Row[] | null>;
+  /** The five kinds of the original levels with the field names the cards read (TicketNumber, Date, Amount, ...). */
   tickets: Row[];
   transactions: Row[];
   settlements: Row[];
@@ -185,30 +226,35 @@ export interface NamedValue {
 const enc = encodeURIComponent;
 
 export const reconApi = {
+  levels: () => api.get<LevelDef[]>('/recon/levels'),
   providers: () => api.get<NamedValue[]>('/recon/providers'),
   currencies: () => api.get<NamedValue[]>('/recon/currencies'),
   /** 200 with the finished run, or 202 with a queued/running one (poll run()). */
-  auto: (slug: LevelSlug) => api.post<AutoRun>(`/recon/${slug}/auto`),
+  auto: (slug: string) => api.post<AutoRun>(`/recon/${enc(slug)}/auto`),
   run: (id: number) => api.getQuiet<AutoRun>(`/recon/runs/${id}`),
-  candidates: (slug: LevelSlug, filters: Record<string, unknown>) => api.post<Candidates>(`/recon/${slug}/candidates`, filters),
-  match: (slug: LevelSlug, body: Record<string, unknown>, investigate: boolean) =>
-    api.post<Match>(`/recon/${slug}/${investigate ? 'investigate' : 'match'}`, body),
-  undo: (slug: LevelSlug, matchId: number, reason: string) => apiRequest<Match>('DELETE', `/recon/${slug}/match/${matchId}`, { reason }),
-  details: (slug: LevelSlug, body: Record<string, unknown>) => api.post<{ item1: Row[]; item2: Row[] }>(`/recon/${slug}/details`, body),
-  chain: (kind: RecordKind, id: number) => api.get<Chain>(`/recon/chain/${kind}/${id}`),
-  why: (slug: LevelSlug, side: 'left' | 'right', id: number) => api.get<Why>(`/recon/${slug}/why/${side}/${enc(String(id))}`),
+  candidates: (slug: string, filters: Record<string, unknown>) => api.post<Candidates>(`/recon/${enc(slug)}/candidates`, filters),
+  /** A manual match {leftId, rightId, investigate?, force?, reason?}. */
+  match: (slug: string, body: MatchRequest) => api.post<Match>(`/recon/${enc(slug)}/match`, body),
+  undo: (slug: string, matchId: number, reason: string) => apiRequest<Match>('DELETE', `/recon/${enc(slug)}/match/${matchId}`, { reason }),
+  details: (slug: string, body: Record<string, unknown>) => api.post<{ item1: Row[]; item2: Row[] }>(`/recon/${enc(slug)}/details`, body),
+  chain: (start: ChainStart) =>
+    'id' in start
+      ? api.get<Chain>(`/recon/chain/${enc(start.kind)}/${start.id}`)
+      : api.get<Chain>(`/recon/chain/${enc(start.kind)}?ref=${enc(start.ref)}`),
+  why: (slug: string, side: Side, id: number) => api.get<Why>(`/recon/${enc(slug)}/why/${side}/${enc(String(id))}`),
 };
 
-/** The body of a manual match of the level from the two chosen rows (spec 03 section 7.1). */
-export function matchBody(level: LevelDef, item1: Row, item2: Row): Record<string, unknown> {
-  switch (level.tab) {
-    case 0:
-      return { ticketId: item1.id, transactionId: item2.id };
-    case 1:
-      return { transactionId: item1.id, settlementId: item2.id };
-    default:
-      return { settlement: item2, bank: item1 };
-  }
+export interface MatchRequest {
+  leftId: unknown;
+  rightId: unknown;
+  investigate?: boolean;
+  force?: boolean;
+  reason?: string;
+}
+
+/** The ids of a manual match from the dialog's two chosen rows (item1 is the level's `dialog` side). */
+export function matchBody(level: LevelDef, item1: Row, item2: Row): MatchRequest {
+  return level.dialog === 'right' ? { leftId: item2.id, rightId: item1.id } : { leftId: item1.id, rightId: item2.id };
 }
 
 /** The filters as the candidate and report calls take them. */
@@ -217,14 +263,30 @@ export function filterBody(f: DashboardFilters, params: Record<string, unknown>)
 }
 
 /**
+ * A message code with its parameters in the reader's language: recon.<x> as recon.errors.<x>,
+ * any other code as serverMessages.<code>; the English text when neither is translated.
+ */
+export function codeText(t: TFunction, code: string, params: MessageParams | null | undefined, text: string): string {
+  const fallback = serverMessage({ code, params, text });
+  if (!code.startsWith('recon.')) return fallback;
+  return t(`recon.errors.${code.slice('recon.'.length)}`, { ...(params ?? {}), defaultValue: fallback });
+}
+
+/**
  * The text of a failed call: the translation of its code when there is one (the server's
  * English as the fallback), else its message, else the fallback key's text.
  */
 export function errorText(err: unknown, t: TFunction, fallbackKey: string): string {
-  if (err instanceof ApiError && err.code?.startsWith('recon.')) {
-    const key = `recon.errors.${err.code.slice('recon.'.length)}`;
-    return t(key, { ...(err.params ?? {}), defaultValue: err.message });
-  }
+  if (err instanceof ApiError && err.code?.startsWith('recon.')) return codeText(t, err.code, err.params, err.text || err.message);
   if (err instanceof Error && err.message && err.message !== GENERIC_ERROR) return err.message;
   return t(fallbackKey);
+}
+
+/** Why a run failed, in the reader's language: its code (with the run's id) when it has one, else its English text. */
+export function runErrorText(
+  run: { runId?: number; error?: string | null; errorCode?: string | null; errorParams?: MessageParams | null },
+  t: TFunction,
+): string {
+  if (run.errorCode) return codeText(t, run.errorCode, { runId: run.runId, ...(run.errorParams ?? {}) }, run.error ?? '');
+  return run.error ?? '';
 }

@@ -4,9 +4,8 @@ import { ToastProvider } from '../../shell/toast';
 import { mockApi, ok } from '../../test/apiMock';
 import en from '../../i18n/en.json';
 import { POLL_MS, useAutoReconcile } from './useAutoReconcile';
-import type { LevelSlug } from './recon';
 
-function Probe({ onFinished }: { onFinished(slug: LevelSlug): void }) {
+function Probe({ onFinished }: { onFinished(slug: string): void }) {
   const auto = useAutoReconcile(onFinished);
   return (
     <>
@@ -60,5 +59,29 @@ describe('useAutoReconcile', () => {
     await screen.findByText('Auto Reconcile failed: disk full');
     expect(onFinished).not.toHaveBeenCalled();
     await waitFor(() => expect(screen.getByTestId('running').textContent).toBe('no'));
+  });
+
+  it('a run that ended failed says why by its message code, not its English text', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    mockApi({
+      'POST /api/recon/settlement-bank/auto': [202, { succeeded: true, data: { runId: 11, status: 'running' } }],
+      'GET /api/recon/runs/11': ok({ runId: 11, status: 'failed', error: 'serialization failure (SQLSTATE 40001)', errorCode: 'recon.runCollided', errorParams: {} }),
+    });
+    const onFinished = startRun();
+    await act(() => vi.advanceTimersByTimeAsync(POLL_MS));
+    await screen.findByText(`${en.recon.toasts.autoFailed} ${en.recon.errors.runCollided}`);
+    expect(screen.queryByText(/SQLSTATE/)).toBeNull();
+    await waitFor(() => expect(onFinished).toHaveBeenCalledWith('settlement-bank'));
+  });
+
+  it('a refusal naming the failed run\'s code shows that code\'s text with the run', async () => {
+    mockApi({
+      'POST /api/recon/settlement-bank/auto': [
+        503,
+        { succeeded: false, error: 'Auto Reconcile failed: boom', code: 'recon.autoFailed', params: { runId: 12, error: 'boom', errorCode: 'recon.runFailed', errorParams: { runId: 12 } } },
+      ],
+    });
+    startRun();
+    await screen.findByText(`${en.recon.toasts.autoFailed} ${en.recon.errors.runFailed.replace('{{runId}}', '12')}`);
   });
 });

@@ -4,6 +4,7 @@ import { MemoryRouter } from 'react-router-dom';
 import { seedSession } from '../../test/helpers';
 import type { HomeFigures } from './home';
 import HomeScreen from './HomeScreen';
+import en from '../../i18n/en.json';
 
 configure({ asyncUtilTimeout: 5000 });
 vi.setConfig({ testTimeout: 20_000 });
@@ -66,5 +67,33 @@ describe('home screen', () => {
     mocks.getQuiet.mockRejectedValueOnce(new Error('down'));
     renderScreen();
     expect((await screen.findByTestId('home-error')).textContent).toBe('Failed to load the figures.');
+  });
+
+  it('shows a row per level the figures list, a failed run by its message code, and links each level to its tab', async () => {
+    const level = (n: number, slug: string) => ({ level: n, slug, matched: amount(1, '1.00'), partial: amount(0, '0'), unmatched: amount(0, '0'), matchRate: '100.0', noRate: 0 });
+    const run = { runId: 0, status: 'succeeded', createdBy: 'bo', createdOn: '2026-03-10T08:00:00Z', finishedOn: '2026-03-10T08:01:00Z', matched: 1, partial: 0, leftUnmatched: 0, rightUnmatched: 0 };
+    mocks.getQuiet.mockImplementation(async (path: string) =>
+      figures(new URLSearchParams(path.split('?')[1]).get('month') ?? '', {
+        levels: [level(1, 'ticket-transaction'), level(2, 'transaction-settlement'), level(3, 'settlement-bank'), level(4, 'ticket-settlement')],
+        oldestUnmatched: [{ level: 4, id: 9, date: '2026-03-02', reference: '1254400000009', amount: '10.00', currency: 'USD', ageDays: 8 }],
+        lastRuns: [
+          { ...run, level: 1, runId: 30 },
+          { ...run, level: 4, runId: 31, status: 'failed', error: 'ERROR: could not serialize access (SQLSTATE 40001)', errorCode: 'recon.runCollided', errorParams: {} },
+          { ...run, level: 3, runId: 32, status: 'failed', error: 'boom', errorCode: 'recon.runFailed', errorParams: {} },
+        ],
+      }),
+    );
+    renderScreen();
+    expect((await screen.findByTestId('home-run-4-error')).textContent).toBe(en.recon.errors.runCollided);
+    expect(screen.getByTestId('home-run-3-error').textContent).toBe(en.recon.errors.runFailed.replace('{{runId}}', '32'));
+    expect(screen.queryByText(/SQLSTATE/)).toBeNull();
+    expect(screen.queryByTestId('home-run-1-error')).toBeNull();
+    expect(screen.getByTestId('home-run-2').textContent).toContain('Not run yet');
+    // A level without a name of its own on Home shows its slug; its links open its tab.
+    expect(screen.getByTestId('home-run-4').textContent).toContain('ticket-settlement');
+    expect(screen.getByTestId('home-level-4-link').getAttribute('href')).toMatch(/\?tab=3&/);
+    expect(screen.getByTestId('home-oldest-row').querySelector('a')!.getAttribute('href')).toBe(
+      '/dashboard/bank-settlement?tab=3&fromDate=2026-03-02&toDate=2026-03-02&clientUniqueId=1254400000009',
+    );
   });
 });

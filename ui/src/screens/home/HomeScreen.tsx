@@ -21,7 +21,8 @@ import { formatDecimal } from '../../lib/decimal';
 import { extractionLogLink } from '../data-import/importFormat';
 import type { ImportFile } from '../../api/imports';
 import { formatAmount } from '../reports/pivot';
-import { bankLink, currentMonth, reconcileLink, REPORTS_PATH, TASKS_PATH, IMPORTS_PATH, type HomeFigures, type LevelFigures } from './home';
+import { runErrorText } from '../bank-settlement/recon';
+import { bankLink, currentMonth, reconcileLink, tabOf, ticketFilter, REPORTS_PATH, TASKS_PATH, IMPORTS_PATH, type HomeFigures, type LevelFigures } from './home';
 import './home.css';
 
 const TrendChart = lazy(() => import('./UnmatchedTrendChart'));
@@ -61,6 +62,10 @@ export default function HomeScreen() {
   const f = figures && figures.month === month ? figures : null;
   const canOpenBookings = pathGranted(PROCESSED_BANK_PATH, getScreenIds());
   const nothing = f && !f.levels && !f.tasks && !f.imports && !f.bank;
+  // A level by its number, as the figures name it (home.levels.<n>; its slug for a level without one).
+  const levelName = (level: number) => t(`home.levels.${level}`, { defaultValue: f?.levels?.find((l) => l.level === level)?.slug ?? String(level) });
+  // The levels the runs are shown for: those the figures list, in tab order.
+  const runLevels = f?.levels ? f.levels.map((l) => l.level) : [...new Set((f?.lastRuns ?? []).map((r) => r.level))];
 
   return (
     <section className="screen home-screen" data-testid="screen-home">
@@ -92,16 +97,16 @@ export default function HomeScreen() {
       )}
       {f && (
         <div className="home-grid">
-          {f.levels?.map((l) => (
-            <LevelCard key={l.level} level={l} from={f.from} to={f.to} count={count} locale={locale} usd={usd} />
+          {f.levels?.map((l, tab) => (
+            <LevelCard key={l.level} level={l} name={levelName(l.level)} tab={tab} from={f.from} to={f.to} count={count} locale={locale} usd={usd} />
           ))}
 
           {f.unmatchedTrend && (
-            <Card title={t('home.trend.title')} link={reconcileLink(1, f.from, f.to)} linkLabel={t('home.openReconcile')} testId="home-trend" wide>
+            <Card title={t('home.trend.title')} link={reconcileLink(0, f.from, f.to)} linkLabel={t('home.openReconcile')} testId="home-trend" wide>
               <Suspense fallback={<ProgressBar mode="indeterminate" className="home-progress" />}>
                 <TrendChart
                   days={f.unmatchedTrend}
-                  labels={[1, 2, 3].map((n) => t(`home.levels.${n}`))}
+                  labels={f.levels ? f.levels.map((l) => levelName(l.level)) : (f.unmatchedTrend[0]?.levels ?? []).map((_, i) => String(i + 1))}
                   locale={locale}
                   dayLabel={day}
                   title={t('home.trend.title')}
@@ -111,7 +116,7 @@ export default function HomeScreen() {
           )}
 
           {f.oldestUnmatched && (
-            <Card title={t('home.oldest.title')} link={reconcileLink(1, f.from, f.to)} linkLabel={t('home.openReconcile')} testId="home-oldest" wide>
+            <Card title={t('home.oldest.title')} link={reconcileLink(0, f.from, f.to)} linkLabel={t('home.openReconcile')} testId="home-oldest" wide>
               {f.oldestUnmatched.length === 0 ? (
                 <p className="muted">{t('home.oldest.none')}</p>
               ) : (
@@ -132,10 +137,10 @@ export default function HomeScreen() {
                   <tbody>
                     {f.oldestUnmatched.map((u) => (
                       <tr key={`${u.level}-${u.id}`} data-testid="home-oldest-row">
-                        <td>{t(`home.levels.${u.level}`)}</td>
+                        <td>{levelName(u.level)}</td>
                         <td>{day(u.date)}</td>
                         <td>
-                          <Link to={reconcileLink(u.level, u.date, u.date, u.level < 3 ? u.reference : undefined)}>{u.reference}</Link>
+                          <Link to={reconcileLink(tabOf(f.levels, u.level), u.date, u.date, ticketFilter(u.reference))}>{u.reference}</Link>
                         </td>
                         <td className="home-num">
                           {formatDecimal(u.amount, 2, locale)} {u.currency ?? ''}
@@ -150,18 +155,24 @@ export default function HomeScreen() {
           )}
 
           {f.lastRuns && (
-            <Card title={t('home.runs.title')} link={reconcileLink(1, f.from, f.to)} linkLabel={t('home.openReconcile')} testId="home-runs">
-              {[1, 2, 3].map((n) => {
+            <Card title={t('home.runs.title')} link={reconcileLink(0, f.from, f.to)} linkLabel={t('home.openReconcile')} testId="home-runs">
+              {runLevels.map((n) => {
                 const run = f.lastRuns?.find((r) => r.level === n);
+                const failure = run?.status === 'failed' ? runErrorText(run, t) : '';
                 return (
                   <div key={n} className="home-run" data-testid={`home-run-${n}`}>
-                    <Link to={reconcileLink(n, f.from, f.to)} className="home-run__level">
-                      {t(`home.levels.${n}`)}
+                    <Link to={reconcileLink(tabOf(f.levels, n), f.from, f.to)} className="home-run__level">
+                      {levelName(n)}
                     </Link>
                     {run ? (
                       <span>
                         <Tag value={t(`home.runs.status.${run.status}`)} severity={run.status === 'succeeded' ? 'success' : run.status === 'failed' ? 'danger' : 'info'} />{' '}
                         {moment(run.finishedOn ?? run.createdOn)} · {t('home.runs.counts', { matched: count.format(run.matched), partial: count.format(run.partial) })}
+                        {failure && (
+                          <span className="home-run__error" data-testid={`home-run-${n}-error`}>
+                            {failure}
+                          </span>
+                        )}
                       </span>
                     ) : (
                       <span className="muted">{t('home.runs.never')}</span>
@@ -269,6 +280,8 @@ function Card({ title, link, linkLabel, testId, wide, children }: { title: strin
 
 function LevelCard({
   level,
+  name,
+  tab,
   from,
   to,
   count,
@@ -276,6 +289,9 @@ function LevelCard({
   usd,
 }: {
   level: LevelFigures;
+  /** The level's name, and its tab on the reconcile screen. */
+  name: string;
+  tab: number;
   from: string;
   to: string;
   count: Intl.NumberFormat;
@@ -289,7 +305,7 @@ function LevelCard({
     ['unmatched', level.unmatched],
   ];
   return (
-    <Card title={t(`home.levels.${level.level}`)} link={reconcileLink(level.level, from, to)} linkLabel={t('home.openReconcile')} testId={`home-level-${level.level}`}>
+    <Card title={name} link={reconcileLink(tab, from, to)} linkLabel={t('home.openReconcile')} testId={`home-level-${level.level}`}>
       <p className="home-big" data-testid={`home-level-${level.level}-rate`}>
         {level.matchRate === null ? '–' : `${formatDecimal(level.matchRate, 1, locale)} %`} <span className="muted">{t('home.matchRate')}</span>
       </p>

@@ -1,14 +1,17 @@
 /**
- * The daily unmatched amounts of the month, one line per level (USD). Loaded lazily by the
- * home screen, so the chart library is not part of the first JavaScript.
+ * The daily unmatched amounts of the month, one line per level (USD), as many as the labels
+ * name. Loaded lazily by the home screen, so the chart library is not part of the first
+ * JavaScript.
  */
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatAmount } from '../reports/pivot';
 
-const COLOURS = ['#0072B2', '#E69F00', '#009E73'];
+/** Okabe-Ito: told apart by readers with colour-vision deficiency; repeats past seven levels. */
+const COLOURS = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#000000'];
 
 export interface UnmatchedTrendChartProps {
-  days: { date: string; levels: [string, string, string] }[];
+  /** Per day the amount of each level, in the order of `labels`. */
+  days: { date: string; levels: string[] }[];
   labels: string[];
   locale: string;
   dayLabel(iso: string): string;
@@ -16,7 +19,12 @@ export interface UnmatchedTrendChartProps {
 }
 
 export default function UnmatchedTrendChart({ days, labels, locale, dayLabel, title }: UnmatchedTrendChartProps) {
-  const data = days.map((d) => ({ day: d.date.slice(8), date: d.date, l0: Number(d.levels[0]), l1: Number(d.levels[1]), l2: Number(d.levels[2]), raw: d.levels }));
+  const data = days.map((d) => ({
+    day: d.date.slice(8),
+    date: d.date,
+    ...Object.fromEntries(labels.map((_, i) => [`l${i}`, Number(d.levels[i] ?? 0)])),
+    raw: d.levels,
+  }));
   const compact = new Intl.NumberFormat(locale, { notation: 'compact', maximumFractionDigits: 1 });
   return (
     <figure className="home-chart" aria-label={title} data-testid="home-trend-chart">
@@ -35,7 +43,7 @@ export default function UnmatchedTrendChart({ days, labels, locale, dayLabel, ti
           />
           <Legend />
           {labels.map((label, i) => (
-            <Line key={label} type="linear" dataKey={`l${i}`} name={label} stroke={COLOURS[i]} dot={false} strokeWidth={2} isAnimationActive={false} />
+            <Line key={`l${i}`} type="linear" dataKey={`l${i}`} name={label} stroke={COLOURS[i % COLOURS.length]} dot={false} strokeWidth={2} isAnimationActive={false} />
           ))}
         </LineChart>
       </ResponsiveContainer>

@@ -10,8 +10,10 @@ export interface Amount {
   amount: string;
 }
 
+/** The figures of one reconciliation level; the levels come in the dashboard's tab order. */
 export interface LevelFigures {
-  level: 1 | 2 | 3;
+  /** The level's number (recon_match.level), as the other figures name it. */
+  level: number;
   slug: string;
   matched: Amount;
   partial: Amount;
@@ -28,7 +30,8 @@ export interface HomeFigures {
   to: string;
   computedAt: string;
   levels?: LevelFigures[] | null;
-  unmatchedTrend?: { date: string; levels: [string, string, string] }[] | null;
+  /** Per day the unmatched USD amount of each level, in the order of `levels`. */
+  unmatchedTrend?: { date: string; levels: string[] }[] | null;
   oldestUnmatched?: { level: number; id: number; date: string; reference: string; amount: string; currency: string | null; ageDays: number }[] | null;
   lastRuns?: {
     level: number;
@@ -41,6 +44,10 @@ export interface HomeFigures {
     partial: number;
     leftUnmatched: number;
     rightUnmatched: number;
+    /** A failed run's English text, and its message code and parameters. */
+    error?: string | null;
+    errorCode?: string | null;
+    errorParams?: Record<string, unknown> | null;
   }[] | null;
   tasks?: { open: number; byStatus: { status: number; count: number }[]; byAssignee: { userId: number | null; name: string; count: number }[] } | null;
   imports?: ImportFile[] | null;
@@ -58,11 +65,25 @@ export function currentMonth(today: Date = new Date()): string {
 }
 
 /**
- * The reconcile screen on a level's tab (0-based, as bankSettlementTabIndex keeps it) with the
+ * The dashboard tab of a level: its place among the levels (the home answer lists them in the
+ * dashboard's tab order); the first tab when the level is not among them.
+ */
+export function tabOf(levels: readonly { level: number }[] | null | undefined, level: number): number {
+  const index = levels?.findIndex((l) => l.level === level) ?? -1;
+  return index < 0 ? 0 : index;
+}
+
+/** A reference the dashboard's ticket-number filter takes (13 digits), else nothing. */
+export function ticketFilter(reference: string): string | undefined {
+  return /^\d{13}$/.test(reference) ? reference : undefined;
+}
+
+/**
+ * The reconcile screen on a tab (0-based, as bankSettlementTabIndex keeps it) with the
  * dashboard filters of spec 03 §3.1: fromDate, toDate (yyyy-MM-dd) and a ticket number.
  */
-export function reconcileLink(level: number, fromDate: string, toDate: string, clientUniqueId?: string): string {
-  const q = new URLSearchParams({ tab: String(level - 1), fromDate, toDate });
+export function reconcileLink(tab: number, fromDate: string, toDate: string, clientUniqueId?: string): string {
+  const q = new URLSearchParams({ tab: String(tab), fromDate, toDate });
   if (clientUniqueId) q.set('clientUniqueId', clientUniqueId);
   return `${RECONCILE_PATH}?${q.toString()}`;
 }
