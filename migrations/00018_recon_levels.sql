@@ -276,6 +276,36 @@ end
 $f$;
 -- +goose StatementEnd
 
+-- +goose StatementBegin
+-- Before a statement changes the records of a source, it waits for the
+-- levels the source takes part in (the lock an automatic run and a manual
+-- match of the level hold, in level order), so the matches it follows are
+-- committed ones, and it takes that lock before the day sums' locks, in the
+-- order the run takes them (a ticket edited during a run of level 1 waits
+-- for it instead of deadlocking with it).
+create function recon_follow_lock() returns trigger language plpgsql as $f$
+declare
+    n int;
+begin
+    for n in select number from recon_level where left_source = tg_argv[0] or right_source = tg_argv[0] order by number loop
+        perform pg_advisory_xact_lock(hashtext('recon.level'), n);
+    end loop;
+    return null;
+end
+$f$;
+-- +goose StatementEnd
+
+create trigger recon_follow_lock before update or delete on ticket
+    for each statement execute function recon_follow_lock('recon_side_ticket');
+create trigger recon_follow_lock before update or delete on card_transaction
+    for each statement execute function recon_follow_lock('recon_side_transaction');
+create trigger recon_follow_lock before update or delete on settlement
+    for each statement execute function recon_follow_lock('recon_side_settlement');
+create trigger recon_follow_lock before update or delete on payout
+    for each statement execute function recon_follow_lock('recon_side_payout');
+create trigger recon_follow_lock before update or delete on bank_booking
+    for each statement execute function recon_follow_lock('recon_side_bank');
+
 create trigger recon_follow_update after update on ticket
     referencing new table as new_rows for each statement execute function recon_follow_apply('recon_side_ticket');
 create trigger recon_follow_delete after delete on ticket
@@ -618,6 +648,12 @@ drop trigger recon_follow_delete on card_transaction;
 drop trigger recon_follow_update on ticket;
 drop trigger recon_follow_delete on ticket;
 drop function recon_follow_apply();
+drop trigger recon_follow_lock on bank_booking;
+drop trigger recon_follow_lock on payout;
+drop trigger recon_follow_lock on settlement;
+drop trigger recon_follow_lock on card_transaction;
+drop trigger recon_follow_lock on ticket;
+drop function recon_follow_lock();
 drop function recon_follow(text, bigint[]);
 drop trigger recon_payout_settlement_truncate on settlement;
 drop trigger recon_payout_settlement_delete on settlement;
