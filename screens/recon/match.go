@@ -160,9 +160,23 @@ func (s *Service) MatchByHand(ctx context.Context, l *Level, req MatchRequest) (
 		return engine.Audit(ctx, tx, entry)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("match %s: %w", l.Slug, err)
+		return nil, fmt.Errorf("match %s: %w", l.Slug, s.nameBusyRun(ctx, l, err))
 	}
 	return out, nil
+}
+
+// nameBusyRun names the run that kept a manual match waiting too long, so
+// the user knows whose run and since when.
+func (s *Service) nameBusyRun(ctx context.Context, l *Level, err error) error {
+	var e *engine.Error
+	if !errors.As(err, &e) || e.Key != "recon.levelBusy" {
+		return err
+	}
+	if r, rerr := s.activeRun(ctx, l); rerr == nil && r != nil {
+		e.Message = fmt.Sprintf("An automatic reconcile of %s (run %d, started by %s) is writing its matches; try again in a moment.", l.Slug, r.ID, r.CreatedBy)
+		e.Params["runId"], e.Params["by"] = r.ID, r.CreatedBy
+	}
+	return err
 }
 
 // checkUnmatched refuses a pair when either record has a live match at l.
