@@ -515,16 +515,16 @@ func (m *oModel) side(level int, isLeft bool, id int64) *oSide {
 
 // oEval is one pair judged by the rules of DESIGN.md section 6.
 type oEval struct {
-	same     bool     // one currency
-	inside   bool     // inside every tolerance
+	same   bool // one currency
+	inside bool // inside every tolerance
 	// currencyOK: one currency, or two whose USD difference lies inside the
 	// currency tolerance (a manual match refused otherwise: it needs force).
 	currencyOK bool
-	diff     *big.Rat // what pairs are ranked by
-	variance *big.Rat // left minus right in the left currency; nil when unknown
-	lag      int
-	rule     string
-	status   string
+	diff       *big.Rat // what pairs are ranked by
+	variance   *big.Rat // left minus right in the left currency; nil when unknown
+	lag        int
+	rule       string
+	status     string
 }
 
 // evaluate is the one pair evaluation (DESIGN.md section 6) that automatic
