@@ -43,6 +43,8 @@ update card_transaction a set adjusted_ticket_id = (
 where a.is_manual_adjust;
 update card_transaction a set adjusted_ticket_id = (select min(k.id) from ticket k where k.ticket_number = a.client_unique_id)
 where a.is_manual_adjust and a.adjusted_ticket_id is null;
+-- The few live matches changed since they were made, for the reports.
+create index recon_match_changed_idx on recon_match (level, left_id) where status = 'changed' and undone_on is null;
 create index card_transaction_adjusted_ticket_idx on card_transaction (adjusted_ticket_id) where adjusted_ticket_id is not null;
 alter table card_transaction add constraint card_transaction_adjusted_ticket check (not is_manual_adjust or adjusted_ticket_id is not null) not valid;
 
@@ -408,7 +410,8 @@ language sql stable as $$
 $$;
 
 -- Tickets vs transactions: as in 00016, but an adjustment counts once,
--- toward the ticket it was made for (not every ticket of its number).
+-- toward the ticket it was made for (not every ticket of its number), and
+-- a group holding a match changed since it was made is never Matched.
 create or replace function recon_ticket_transaction_report(p_from date, p_to date, p_currency text[], p_provider text[], p_ticket text)
 returns table (row_key text, ticket_date date, sales_currency text, payment_type text, country_code text,
                sra_ticket_count bigint, ppa_transaction_count bigint, sra_total_amount numeric, ppa_total_amount numeric,
@@ -462,15 +465,24 @@ language sql stable as $$
           and (p_currency is null or t.currency = any (p_currency))
           and (p_provider is null or m.id is null or lower(m.provider_actor) in (select provider_key from providers))
         group by 1, 2, 3, 4
+    ), changed as (
+        -- groups holding a match changed since it was made (few): never
+        -- Matched, whatever their sums say (its variance may be unknown)
+        select distinct t.trans_date, t.currency, coalesce(t.payment_type, '') as payment_type, coalesce(t.country_code, '') as country_code
+        from recon_match m join ticket t on t.id = m.left_id
+        where m.level = 1 and m.status = 'changed' and m.undone_on is null and t.trans_date between p_from and p_to
     ), r as (
         select g.trans_date, g.currency, g.payment_type, g.country_code, g.tickets, g.transactions, g.sra,
-               g.ppa + coalesce(adj.amount, 0) as ppa, g.all_exact
+               g.ppa + coalesce(adj.amount, 0) as ppa,
+               (g.all_exact or g.sra = g.ppa + coalesce(adj.amount, 0) and g.transactions = g.tickets)
+               and not exists (select 1 from changed c where (c.trans_date, c.currency, c.payment_type, c.country_code) =
+                                                             (g.trans_date, g.currency, g.payment_type, g.country_code)) as matched
         from g left join adj using (trans_date, currency, payment_type, country_code)
     )
     select concat_ws('|', trans_date, currency, payment_type, country_code), trans_date, currency, payment_type, country_code,
            tickets, transactions, sra, ppa, tickets - transactions, sra - ppa,
-           case when transactions = 0 then 'Unmatched' when all_exact or sra = ppa and transactions = tickets then 'Matched' else 'Partial' end,
-           case when transactions = 0 then 1 when all_exact or sra = ppa and transactions = tickets then 3 else 2 end
+           case when transactions = 0 then 'Unmatched' when matched then 'Matched' else 'Partial' end,
+           case when transactions = 0 then 1 when matched then 3 else 2 end
     from r
 $$;
 
@@ -668,6 +680,7 @@ drop view recon_side_settlement;
 drop view recon_side_transaction;
 drop view recon_side_ticket;
 drop table recon_level;
+drop index recon_match_changed_idx;
 alter table card_transaction drop constraint card_transaction_adjusted_ticket;
 drop index card_transaction_adjusted_ticket_idx;
 alter table card_transaction drop column adjusted_ticket_id;
