@@ -474,7 +474,9 @@ language sql stable as $$
     ), r as (
         select g.trans_date, g.currency, g.payment_type, g.country_code, g.tickets, g.transactions, g.sra,
                g.ppa + coalesce(adj.amount, 0) as ppa,
-               (g.all_exact or g.sra = g.ppa + coalesce(adj.amount, 0) and g.transactions = g.tickets)
+               -- Matched: every ticket matched and no variance left (DESIGN.md
+               -- section 6), adjustments included
+               g.sra = g.ppa + coalesce(adj.amount, 0) and g.transactions = g.tickets
                and not exists (select 1 from changed c where (c.trans_date, c.currency, c.payment_type, c.country_code) =
                                                              (g.trans_date, g.currency, g.payment_type, g.country_code)) as matched
         from g left join adj using (trans_date, currency, payment_type, country_code)

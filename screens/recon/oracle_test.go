@@ -1350,6 +1350,9 @@ func (o *oracleRun) nextKey(prefix string) string {
 func (o *oracleRun) step(kind, format string, args ...any) {
 	o.kind = kind
 	o.m.steps = append(o.m.steps, fmt.Sprintf(format, args...))
+	if o.log.single { // a replay tells every step
+		o.log.t.Logf("seed %d: %s", o.seed, o.m.steps[len(o.m.steps)-1])
+	}
 }
 
 // insertAll inserts rows through unnest of text arrays in their order and
@@ -2141,11 +2144,12 @@ const (
 	causeEnded      = "a match whose record went (decided: ended by the system)"
 	causeHeld       = "a record the product still holds in a match whose other record went (follows from: ended by the system)"
 	causePeriod     = "a payout with settlements in another month (decided: it belongs to the month of its latest settlement, with all of them)"
+	causeExact      = "every ticket of the group matched exactly, but an adjustment leaves an amount variance (DESIGN.md section 6: 3 matched = all matched, variance 0)"
 )
 
 func joinCauses(set map[string]bool) string {
 	var out []string
-	for _, c := range []string{causePeriod, causeAdjustment, causeReevaluate, causeEnded, causeHeld} {
+	for _, c := range []string{causePeriod, causeAdjustment, causeExact, causeReevaluate, causeEnded, causeHeld} {
 		if set[c] {
 			out = append(out, c)
 		}
@@ -2186,12 +2190,29 @@ func (o *oracleRun) matchCauses(set map[string]bool, level int, isLeft bool, id 
 	}
 }
 
+// heldAtRerun adds causeHeld when a rerun met a level where the product
+// still holds records in matches the oracle ended: a record held there
+// takes another's candidate, which takes another's, and so on.
+func (o *oracleRun) heldAtRerun(set map[string]bool, level int, prod []*oProductMatch) {
+	if !strings.HasPrefix(o.kind, "rerun") {
+		return
+	}
+	for _, p := range prod {
+		for _, mt := range o.m.matches {
+			if p.level == level && mt.pair() == (oPair{p.level, p.left, p.right}) && mt.ended == "system" {
+				set[causeHeld] = true
+			}
+		}
+	}
+}
+
 // pairCause is the likely cause of a difference in the live match of a pair.
 func (o *oracleRun) pairCause(p oPair, w *oMatch) string {
 	set := map[string]bool{}
 	prod := o.productMatches(true)
 	o.matchCauses(set, p.level, true, p.left, prod)
 	o.matchCauses(set, p.level, false, p.right, prod)
+	o.heldAtRerun(set, p.level, prod)
 	if w != nil && w.reevaluated {
 		set = map[string]bool{causeReevaluate: true}
 	}
@@ -2212,10 +2233,15 @@ func (o *oracleRun) rowCause(rep oReportDef, from, to oDay, key string) string {
 				adjustedFor[x.forTicket] = true
 			}
 		}
+		liveL, _ := o.m.live(1)
+		allExact, adjusted := true, false
 		for _, t := range o.m.tickets {
 			if strings.Join([]string{t.date.String(), t.cur, t.payType, t.country}, "|") != key {
 				continue
 			}
+			mt := liveL[t.id]
+			allExact = allExact && mt != nil && mt.status == "matched" && ratZero(mt.variance)
+			adjusted = adjusted || adjustedFor[t.id]
 			for _, u := range o.m.tickets {
 				if u != t && u.number == t.number && adjustedFor[u.id] {
 					set[causeAdjustment] = true
@@ -2223,12 +2249,17 @@ func (o *oracleRun) rowCause(rep oReportDef, from, to oDay, key string) string {
 			}
 			o.matchCauses(set, 1, true, t.id, prod)
 		}
+		if allExact && adjusted {
+			set[causeExact] = true
+		}
+		o.heldAtRerun(set, 1, prod)
 	case "L2 report":
 		for _, x := range o.m.txns {
 			if !x.adjust && strings.Join([]string{x.date.String(), x.cur, x.provider}, "|") == key {
 				o.matchCauses(set, 2, true, x.id, prod)
 			}
 		}
+		o.heldAtRerun(set, 2, prod)
 	case "L3 report":
 		for _, s := range o.m.settlements {
 			if s.payout == parts[0] && (s.date < from || s.date > to) {
@@ -2238,6 +2269,7 @@ func (o *oracleRun) rowCause(rep oReportDef, from, to oDay, key string) string {
 		if id := o.m.payoutIDs[parts[0]]; id != 0 {
 			o.matchCauses(set, 3, true, id, prod)
 		}
+		o.heldAtRerun(set, 3, prod)
 	}
 	return joinCauses(set)
 }
