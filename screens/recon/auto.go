@@ -451,8 +451,22 @@ func match(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string, 
 	if err := tx.QueryRow(ctx, `select coalesce(max(date_threshold), 0) from recon_tolerance where level = $1`, l.toleranceType()).Scan(&maxLag); err != nil {
 		return c, err
 	}
+	// Hash joins only for a level paired by key (the evaluation is a
+	// lateral subquery all the same): on a level's first run the statistics
+	// say it has no matches, and the planner then probed the matches table
+	// once per pair for the records without one (1M pairs: 11 s instead of
+	// 5 s). A level paired per day joins each day by its index (0.1 s; 0.9
+	// s hashed).
+	if l.Window == "key" {
+		if _, err := tx.Exec(ctx, `set local enable_nestloop = off`); err != nil {
+			return c, err
+		}
+	}
 	if _, err := tx.Exec(ctx, candidates(l), maxLag, l.N, l.toleranceType()); err != nil {
 		return c, fmt.Errorf("candidates: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `set local enable_nestloop to default`); err != nil {
+		return c, err
 	}
 	took.done("candidates")
 	// The records without a match are counted now, while the level's
