@@ -56,7 +56,7 @@ describe('the inline date editor', () => {
     const input = await openEditor();
     expect(input.getAttribute('type')).not.toBe('date');
     expect(input.getAttribute('placeholder')).toBe('DD/MM/YYYY');
-    expect(input.value).toBe('03/02/2026');
+    await waitFor(() => expect(input.value).toBe('03/02/2026')); // the calendar writes its text in an effect
     fireEvent.input(input, { target: { value: '05/02/2026' } });
     fireEvent.keyDown(input, { key: 'Enter' });
     await waitFor(() => expect(api.callsTo('PUT', '/api/grid/row')).toHaveLength(1));

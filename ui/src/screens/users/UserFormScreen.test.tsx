@@ -260,10 +260,13 @@ describe('edit user', () => {
       'PUT /api/users/7/roles': ok([]),
     });
     const { router } = renderAt('/dashboard/users/edit/7');
-    await waitFor(() => expect(input(/^Username/).value).toBe('bo'));
+    // The user, its roles and the date input's own text arrive in separate renders: wait for all three.
+    await waitFor(() => {
+      expect(input(/^Username/).value).toBe('bo');
+      expect(input('Date of birth').value).toBe('31-12-1990');
+      expect((screen.getByLabelText('Clerk') as HTMLInputElement).checked).toBe(true);
+    });
     expect(screen.getByTestId('screen-title').textContent).toBe('Edit User');
-    expect(input('Date of birth').value).toBe('31-12-1990');
-    expect((screen.getByLabelText('Clerk') as HTMLInputElement).checked).toBe(true);
     expect(screen.queryByLabelText(/^Password\s*\*?$/)).toBeNull();
     expect(saveButton().disabled).toBe(true); // nothing changed yet
 
@@ -297,7 +300,7 @@ describe('edit user', () => {
     });
     const { router } = renderAt('/dashboard/users/edit/7');
     await waitFor(() => expect(input(/^Username/).value).toBe('bo'));
-    fireEvent.click(screen.getByLabelText('Clerk'));
+    fireEvent.click(await screen.findByLabelText('Clerk'));
     expect(saveButton().disabled).toBe(false);
     fireEvent.click(screen.getByTestId('form-save-new'));
     await waitFor(() => expect(locationOf(router)).toBe('/dashboard/users/add'));
