@@ -1,6 +1,7 @@
 package imports
 
 import (
+	"cmp"
 	"encoding/xml"
 	"errors"
 	"io"
@@ -16,8 +17,16 @@ import (
 // balances, one Ntry) is collected into a small tree, used and dropped.
 //
 // Field choices where the standard leaves room:
-//   - BankAccount: Stmt/Acct/Id/IBAN, else Stmt/Acct/Id/Othr/Id.
-//   - BookedDate: Ntry/BookgDt (Dt, or the date of DtTm); InterestDate: ValDt.
+//   - BankAccount: Stmt/Acct/Id/IBAN, else Stmt/Acct/Id/Othr/Id (read as
+//     an MT940 :25: is, so that both name the account alike).
+//   - BookedDate: Ntry/BookgDt; InterestDate: ValDt. A Dt is the day as
+//     written; a DtTm with a zone (Z, +01:00) is an instant, whose day is
+//     taken in the bank account's time zone (Bank Settings; the default is
+//     DefaultBankZone), never the server's: a bank in Stockholm writing
+//     2014-01-04T23:00:00Z booked on the 5th. A DtTm without a zone is the
+//     day as written. An entry without BookgDt is booked on its value date,
+//     one without either on its statement's date (the closing balance's,
+//     else FrToDt/ToDtTm, else CreDtTm), with a note.
 //   - AmountLocal: Ntry/Amt, negative when CdtDbtInd is DBIT. The sign shows
 //     the effect on the balance; RvslInd does not flip it again.
 //   - Currency: Ntry/Amt/@Ccy.
@@ -35,8 +44,18 @@ import (
 //     as a bank's CSV export shows it per row. A statement without an
 //     opening balance leaves it empty. When the entries do not add up to the
 //     closing balance (CLBD) a row error at the statement says so.
-//   - Entries whose status is not BOOK (PDNG, INFO) are skipped and counted
-//     in Summary.Skipped: they are not bookings and move no balance.
+//   - Entries whose status is not BOOK (PDNG, INFO) are skipped, counted
+//     in Summary.Skipped and named in its notes: they are not bookings and
+//     move no balance.
+//   - One booking per entry, also for a batch whose entry carries several
+//     TxDtls: the entry is what the bank booked and what moves the
+//     balance (and what the bank line a payout is matched against shows);
+//     Text is taken from the first TxDtls.
+//   - The identity of an entry (what makes the same statement imported
+//     again load nothing twice) is its account, its statement (Id,
+//     ElctrncSeqNb and the opening balance) and its position in it; NtryRef
+//     and AcctSvcrRef are not unique in real statements.
+//   - A statement without entries loads nothing and succeeds.
 
 // xnode is one element of a collected subtree.
 type xnode struct {
@@ -189,11 +208,17 @@ func (x *xmlReader) subtree(start xml.StartElement, line int) (*xnode, error) {
 // camtStatement is what an entry needs from its statement.
 type camtStatement struct {
 	id      string
+	seq     string // ElctrncSeqNb, else LglSeqNb
+	openRaw string // the opening balance's date and amount, part of the identity
 	line    int
 	account string
 	opening string // signed; "" when the statement has none
 	closing string
 	balance string // running balance; "" when unknown
+	openDay *time.Time
+	closDay *time.Time
+	toDay   *time.Time // FrToDt/ToDtTm, else CreDtTm
+	ccy     string
 	entries int
 	sawNtry bool
 }
@@ -281,11 +306,26 @@ func (p *parser) camtStmtChild(st *camtStatement, n *xnode) error {
 	switch n.name {
 	case "Id":
 		st.id = strings.TrimSpace(n.text)
+	case "FrToDt", "CreDtTm":
+		s := n.textOf("ToDtTm")
+		if n.name == "CreDtTm" {
+			s = strings.TrimSpace(n.text)
+		}
+		if t, ok := camtDay(s, p.zone(st.account)); ok && (st.toDay == nil || n.name == "FrToDt") {
+			st.toDay = &t
+		}
+	case "ElctrncSeqNb":
+		st.seq = strings.TrimSpace(n.text)
+	case "LglSeqNb":
+		if st.seq == "" {
+			st.seq = strings.TrimSpace(n.text)
+		}
 	case "Acct":
 		st.account = n.textOf("Id", "IBAN")
 		if st.account == "" {
 			st.account = n.textOf("Id", "Othr", "Id")
 		}
+		st.account = normalizeAccount(st.account)
 	case "Bal":
 		code := n.textOf("Tp", "CdOrPrtry", "Cd")
 		if code == "" {
@@ -299,15 +339,26 @@ func (p *parser) camtStmtChild(st *camtStatement, n *xnode) error {
 		if n.textOf("CdtDbtInd") == "DBIT" {
 			amt = negateDecimal(amt)
 		}
+		day := n.textOf("Dt", "Dt")
+		if day == "" {
+			day = n.textOf("Dt", "DtTm")
+		}
+		var at *time.Time
+		if t, ok := camtDay(day, p.zone(st.account)); ok {
+			at = &t
+		}
+		if st.ccy == "" {
+			st.ccy = n.child("Amt").attr("Ccy")
+		}
 		switch code {
 		case "OPBD":
-			st.opening = amt
+			st.opening, st.openRaw, st.openDay = amt, day+" "+amt, at
 		case "PRCD":
 			if st.opening == "" {
-				st.opening = amt
+				st.opening, st.openRaw, st.openDay = amt, day+" "+amt, at
 			}
 		case "CLBD":
-			st.closing = amt
+			st.closing, st.closDay = amt, at
 		}
 		if !st.sawNtry {
 			st.balance = st.opening
@@ -320,7 +371,14 @@ func (p *parser) camtStmtChild(st *camtStatement, n *xnode) error {
 }
 
 func (p *parser) camtEndStatement(st *camtStatement) {
-	if st == nil || st.opening == "" || st.closing == "" || st.balance == "" {
+	if st == nil {
+		return
+	}
+	p.sum.StatementList = append(p.sum.StatementList, Statement{Line: st.line,
+		Identity: statementIdentity("camt053", st.account, st.id, st.seq, st.openRaw),
+		Account:  st.account, Reference: st.id, Number: st.seq, Sequence: statementSequence(st.seq),
+		Currency: st.ccy, OpeningDate: st.openDay, Opening: st.opening, ClosingDate: st.closDay, Closing: st.closing, Entries: st.entries})
+	if st.opening == "" || st.closing == "" || st.balance == "" {
 		return
 	}
 	if !decimalZero(addDecimal(st.balance, negateDecimal(st.closing))) {
@@ -357,6 +415,8 @@ func (p *parser) camtEntry(st *camtStatement, n *xnode) error {
 	}
 	if status != "" && status != "BOOK" {
 		p.sum.Skipped++
+		p.note(line, true, "import.skip.notBooked", map[string]any{"status": status, "amount": n.textOf("Amt")},
+			"the entry's status is %s, not booked (BOOK): it is no booking and was not loaded", status)
 		return nil
 	}
 	st.entries++
@@ -376,6 +436,7 @@ func (p *parser) camtEntry(st *camtStatement, n *xnode) error {
 	if st.account != "" {
 		values[bAccount] = st.account
 	}
+	zone := p.zone(st.account)
 	for _, d := range []struct {
 		i    int
 		name string
@@ -388,12 +449,21 @@ func (p *parser) camtEntry(st *camtStatement, n *xnode) error {
 		if s == "" {
 			s = el.textOf("DtTm")
 		}
-		if t, ok := isoDate.parse(s); ok {
+		if t, ok := camtDay(s, zone); ok {
 			values[d.i] = t
-		} else if t, err := time.Parse(time.RFC3339, s); err == nil {
-			values[d.i] = utcDate(t)
 		} else {
 			fail(fields[Bank][d.i].Name, el, "%s: %s is not an ISO date", d.name, quote(s))
+		}
+	}
+	if n.child("BookgDt") == nil {
+		if v, ok := values[bInterest].(time.Time); ok {
+			values[bBooked] = v
+			p.note(line, false, "import.note.valueDateAsBooked", map[string]any{"date": v.Format("2006-01-02")},
+				"the entry has no booking date (BookgDt); booked on its value date %s", v.Format("2006-01-02"))
+		} else if day := cmp.Or(st.closDay, st.toDay); day != nil && n.child("ValDt") == nil {
+			values[bBooked] = *day
+			p.note(line, false, "import.note.statementDateAsBooked", map[string]any{"date": day.Format("2006-01-02")},
+				"the entry has neither a booking nor a value date; booked on its statement's date %s", day.Format("2006-01-02"))
 		}
 	}
 	amtEl := n.child("Amt")
@@ -441,6 +511,7 @@ func (p *parser) camtEntry(st *camtStatement, n *xnode) error {
 	if num == "" {
 		num = orUnknown(st.id) + "-" + strconv.Itoa(st.entries)
 	}
+	ident := statementIdentity("camt053", st.account, st.id, st.seq, st.openRaw, st.entries)
 	values[bNumber] = num
 	if s, ok := values[bText].(string); ok {
 		values[bText] = truncate(s, maxTextBytes)
@@ -450,7 +521,24 @@ func (p *parser) camtEntry(st *camtStatement, n *xnode) error {
 			fail(fields[Bank][i].Name, nil, "%s is longer than %d characters", fields[Bank][i].Name, maxTextBytes)
 		}
 	}
-	return p.finish(line, values, bad, nil)
+	return p.finish(line, values, bad, nil, ident)
+}
+
+// camtDay reads an ISO date or date-time as the day it is in zone (see
+// the top of this file).
+func camtDay(s string, zone *time.Location) (time.Time, bool) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return utcDate(t.In(zone)), true
+	}
+	if t, ok := isoDate.parse(s); ok {
+		return t, true
+	}
+	for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02T15:04"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return utcDate(t), true // no zone: the day as written
+		}
+	}
+	return time.Time{}, false
 }
 
 // camtText builds Text as described at the top of this file.

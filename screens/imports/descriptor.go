@@ -42,6 +42,9 @@ type Descriptor struct {
 	Delimiter string `yaml:"delimiter"`
 	// Encoding of a CSV file: utf-8, windows-1252 or auto (the default: UTF-8,
 	// switching to Windows-1252 when the file turns out not to be UTF-8).
+	// Of an MT940 file: auto (UTF-8, else the single-byte code page that
+	// reads it most plausibly), utf-8, windows-1252 (iso-8859-1), cp850,
+	// cp852, windows-1250 or iso-8859-2.
 	Encoding string `yaml:"encoding"`
 	// Sheet is the XLSX worksheet to read; default the first one.
 	Sheet string `yaml:"sheet"`
@@ -149,7 +152,7 @@ func (d *Descriptor) compile() (*compiled, []string) {
 			name string
 			set  bool
 		}{
-			{"delimiter", d.Delimiter != ""}, {"encoding", d.Encoding != ""}, {"sheet", d.Sheet != ""},
+			{"delimiter", d.Delimiter != ""}, {"encoding", d.Encoding != "" && d.Format != FormatMT940}, {"sheet", d.Sheet != ""},
 			{"headerRow", d.HeaderRow != nil}, {"skipRows", d.SkipRows != 0}, {"footerRows", d.FooterRows != 0},
 			{"dateFormat", d.DateFormat != ""}, {"decimalSeparator", d.DecimalSeparator != ""},
 			{"thousandsSeparator", d.ThousandsSeparator != ""}, {"columns", d.Columns != nil},
@@ -182,16 +185,13 @@ func (d *Descriptor) compile() (*compiled, []string) {
 			c.comma = r
 		}
 	}
-	switch strings.ToLower(d.Encoding) {
-	case "", "auto":
-	case "utf-8", "utf8":
-		c.encoding = "utf-8"
-	case "windows-1252", "cp1252", "iso-8859-1", "latin1", "latin-1":
-		// ISO-8859-1 text is Windows-1252 text outside 0x80-0x9F, where
-		// Latin-1 has only control characters no export uses.
-		c.encoding = "windows-1252"
-	default:
-		add("encoding: %q is not one of utf-8, windows-1252, auto", d.Encoding)
+	if d.Format == FormatMT940 && d.Encoding != "" {
+		if e := strings.ToLower(d.Encoding); e != "auto" && e != "utf-8" && e != "utf8" && singleByte[e] == nil {
+			add("encoding: %q is not one of utf-8, windows-1252, iso-8859-1, cp850, cp852, windows-1250, iso-8859-2, auto", d.Encoding)
+		}
+		c.encoding = strings.ToLower(d.Encoding)
+	} else {
+		c.encoding = c.tableEncoding(d.Encoding, add)
 	}
 	if d.HeaderRow != nil {
 		c.header = *d.HeaderRow
@@ -486,4 +486,20 @@ func formatName(format string) string {
 		return "an MT940 statement"
 	}
 	return strconv.Quote(format)
+}
+
+// tableEncoding checks a CSV layout's encoding and returns its compiled name.
+func (c *compiled) tableEncoding(name string, add func(string, ...any)) string {
+	switch strings.ToLower(name) {
+	case "", "auto":
+		return "auto"
+	case "utf-8", "utf8":
+		return "utf-8"
+	case "windows-1252", "cp1252", "iso-8859-1", "latin1", "latin-1":
+		// ISO-8859-1 text is Windows-1252 text outside 0x80-0x9F, where
+		// Latin-1 has only control characters no export uses.
+		return "windows-1252"
+	}
+	add("encoding: %q is not one of utf-8, windows-1252, auto", name)
+	return "auto"
 }

@@ -88,14 +88,27 @@ func Detect(kind Kind, fileName string, head []byte) (string, error) {
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// looksMT940 accepts the SWIFT envelope or a first field :20: (with or
-// without a leading :940: or separator line some banks add).
+// looksMT940 accepts SWIFT text: a SWIFT block ({1: or {4:) or a field of
+// MT940 (or MT942, refused by the parser with its name) at the start of a
+// line, wherever it comes in the head: banks put headers, transmission
+// preambles and control bytes before the first :20:, and a fragment
+// without :20: must be told apart from CSV too.
 func looksMT940(text []byte) bool {
-	if bytes.HasPrefix(text, []byte("{1:")) || bytes.HasPrefix(text, []byte("{4:")) || bytes.HasPrefix(text, []byte(":20:")) {
-		return true
+	for _, line := range bytes.Split(text, []byte("\n")) {
+		line = bytes.TrimLeft(line, " \t\x00\x01\x02\x03\x1a")
+		if bytes.HasPrefix(line, []byte("{1:")) || bytes.HasPrefix(line, []byte("{4:")) {
+			return true
+		}
+		if tag, _, ok := mtTag(string(line)); ok && swiftTags[tag] {
+			return true
+		}
 	}
-	return bytes.HasPrefix(text, []byte(":940:")) || bytes.HasPrefix(text, []byte("-")) && bytes.Contains(text, []byte("\n:20:")) && bytes.Contains(text, []byte(":25:"))
+	return false
 }
+
+// swiftTags are the fields of MT940 and MT942 messages.
+var swiftTags = map[string]bool{"20": true, "21": true, "25": true, "28": true, "28C": true, "60F": true, "60M": true, "61": true, "86": true,
+	"62F": true, "62M": true, "64": true, "65": true, "13": true, "13D": true, "34F": true, "90D": true, "90C": true}
 
 // trimPartialRune drops a rune cut off at the end of the sniffed head.
 func trimPartialRune(b []byte) []byte {

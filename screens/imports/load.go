@@ -22,22 +22,26 @@ type target struct {
 	columns []string // in Fields(kind) order
 	key     func(v []any) string
 	module  string // extraction-log module
+	// counted: equal keys within one file are distinct records, told apart
+	// by their occurrence ("#1", "#2", in file order), so that two equal
+	// bank lines of a day both load and the same file again loads neither.
+	counted bool
 }
 
 var targets = map[Kind]target{
 	Ticket: {"ticket", []string{"ticket_number", "trans_date", "payment_type", "country_code", "currency", "transaction_code", "sale_amount"},
-		func(v []any) string { return keyOf(v[0], v[5], v[1]) }, "Ticket"},
+		func(v []any) string { return keyOf(v[0], v[5], v[1]) }, "Ticket", false},
 	Transaction: {"card_transaction", []string{"client_unique_id", "processing_date", "provider_actor", "acquiring_bank", "payment_method", "currency", "transaction_amount", "transaction_type"},
-		func(v []any) string { return keyOf(v[2], v[0], v[7], v[1], v[6]) }, "Transaction"},
+		func(v []any) string { return keyOf(v[2], v[0], v[7], v[1], v[6]) }, "Transaction", false},
 	Settlement: {"settlement", []string{"payout_id", "client_unique_id", "settlement_date", "provider_actor", "acquirer_bank", "settlement_currency", "gross_amount", "fees", "settlement_net"},
-		func(v []any) string { return keyOf(v[3], v[0], v[1]) }, "Settlement"},
+		func(v []any) string { return keyOf(v[3], v[0], v[1]) }, "Settlement", false},
+	// A bank booking of a CSV or XLSX export is all its values and its
+	// occurrence among equal lines of the file: real banks repeat archive
+	// references (NONREF, one reference on several lines), so no field alone
+	// identifies a booking. A statement's entry (camt.053, MT940) is its
+	// account, statement and position (Row.Identity).
 	Bank: {"bank_booking", []string{"bank_account", "booked_date", "interest_date", "text", "amount_local", "currency", "bank_archive_reference", "number", "booked_balance_local_currency"},
-		func(v []any) string {
-			if v[6] != nil && v[6] != "" { // the bank's archive reference identifies a booking
-				return keyOf(v[0], v[6])
-			}
-			return keyOf(v[0], v[1], v[4], v[3], v[7])
-		}, "Bank"},
+		func(v []any) string { return keyOf(v...) }, "Bank", true},
 }
 
 // keyOf joins the identifying fields of a row into its natural key.
@@ -92,17 +96,23 @@ func (s *Service) run(ctx context.Context, id int64, open func() (io.ReadCloser,
 	}
 	d := s.descriptors[layout]
 	if d == nil {
-		return s.finish(ctx, id, kind, name, actor, nil, 0, 0, engine.Invalid("layout", "%s: the layout %s no longer exists on the server.", name, layout).
+		return s.finish(ctx, id, kind, name, actor, nil, 0, 0, nil, engine.Invalid("layout", "%s: the layout %s no longer exists on the server.", name, layout).
 			With("import.layoutGone", "file", name, "layout", layout))
 	}
 	t := targets[kind]
+	zones, err := s.accountZones(ctx, kind)
+	if err != nil {
+		return err
+	}
 	var sum Summary
 	var loaded, staged, repeated int
+	var warnings []RowNote
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		cols := append(append([]string{}, t.columns...), "natural_key", "import_file_id")
 		// copyRows parses the file and COPYs its good rows into table, the
-		// parser and COPY running side by side, rows handed over in batches.
-		copyRows := func(table string) (int64, error) {
+		// parser and COPY running side by side, rows handed over in batches;
+		// withLine adds each row's line (the staging table's last column).
+		copyRows := func(table string, withLine bool) (int64, error) {
 			src, err := open()
 			if err != nil {
 				return 0, err
@@ -129,13 +139,24 @@ func (s *Service) run(ctx context.Context, id int64, open func() (io.ReadCloser,
 				}
 				var err error
 				read := 0
-				sum, err = Parse(parseCtx, d, name, src, s.limits, func(r Row) error {
+				sum, err = ParseIn(parseCtx, d, name, src, s.limits, zones, func(r Row) error {
 					read++
 					vals, err := dbValues(kind, r.Values)
 					if err != nil {
 						return err
 					}
-					batch = append(batch, append(vals, t.key(r.Values), id))
+					key := r.Identity
+					if key == "" {
+						key = t.key(r.Values)
+						if t.counted {
+							key += "#1" // the first of its equals; the staging path numbers the others
+						}
+					}
+					row := append(vals, key, id)
+					if withLine {
+						row = append(row, r.Line)
+					}
+					batch = append(batch, row)
 					if len(batch) == copyBatch {
 						if err := send(); err != nil {
 							return err
@@ -151,7 +172,11 @@ func (s *Service) run(ctx context.Context, id int64, open func() (io.ReadCloser,
 				}
 				parseErr <- err
 			}()
-			n, copyErr := tx.CopyFrom(ctx, pgx.Identifier{table}, cols, &chanSource{ch: rows})
+			copyCols := cols
+			if withLine {
+				copyCols = append(append([]string{}, cols...), "line")
+			}
+			n, copyErr := tx.CopyFrom(ctx, pgx.Identifier{table}, copyCols, &chanSource{ch: rows})
 			stop()
 			for range rows { // let the parser finish if COPY stopped early
 			}
@@ -166,33 +191,28 @@ func (s *Service) run(ctx context.Context, id int64, open func() (io.ReadCloser,
 
 		// Most files hold only new rows: COPY them straight into the target.
 		// A natural key that is already there (or twice in the file) stops
-		// that COPY; then the file goes through a staging table and the rows
-		// already present are counted and skipped.
+		// that COPY; then the file goes through a staging table, where equal
+		// lines of a counted kind are numbered, and the rows already present
+		// or repeated are named with their lines and skipped.
 		start := time.Now()
 		if _, err := tx.Exec(ctx, `savepoint direct_copy`); err != nil {
 			return err
 		}
-		n, err := copyRows(t.table)
+		n, err := copyRows(t.table, false)
 		loaded = int(n)
 		var pe *pgconn.PgError
 		if errors.As(err, &pe) && pe.Code == "23505" {
 			if _, err := tx.Exec(ctx, `rollback to savepoint direct_copy`); err != nil {
 				return err
 			}
-			const stage = "import_stage"
-			if _, err := tx.Exec(ctx, fmt.Sprintf(`create temp table %s on commit drop as select %s from %s with no data`,
+			if _, err := tx.Exec(ctx, fmt.Sprintf(`create temp table %s on commit drop as select %s, 0 as line from %s with no data`,
 				stage, strings.Join(cols, ", "), t.table)); err != nil {
 				return err
 			}
-			if n, err = copyRows(stage); err != nil {
+			if n, err = copyRows(stage, true); err != nil {
 				return err
 			}
-			colList := strings.Join(cols, ", ")
-			err = tx.QueryRow(ctx, fmt.Sprintf(`with moved as (insert into %s (%s) select %s from %s on conflict (natural_key) do nothing returning 1)
-				select count(*) from moved`, t.table, colList, colList, stage)).Scan(&loaded)
-			if err == nil { // rows repeated within the file, told apart from rows of earlier files
-				err = tx.QueryRow(ctx, fmt.Sprintf(`select count(*) - count(distinct natural_key) from %s`, stage)).Scan(&repeated)
-			}
+			loaded, repeated, err = s.moveStaged(ctx, tx, id, t, cols, &sum)
 		}
 		if err != nil {
 			return err
@@ -201,7 +221,9 @@ func (s *Service) run(ctx context.Context, id int64, open func() (io.ReadCloser,
 		if sum.ErrorCount > 0 {
 			return errRowErrors
 		}
-		if sum.RowsEmitted == 0 {
+		// A statement without entries (a quiet day's camt.053) is a good
+		// file that loads nothing; any other file without rows is refused.
+		if sum.RowsEmitted == 0 && sum.Statements == 0 {
 			return engine.Invalid("file", "%s holds no data rows.", name).With("import.noRows", "file", name)
 		}
 		s.log.Info("import loaded", "import", id, "rows", loaded, "overlap", staged-loaded, "took", time.Since(start))
@@ -211,6 +233,9 @@ func (s *Service) run(ctx context.Context, id int64, open func() (io.ReadCloser,
 				return err
 			}
 			if err := ProcessBank(ctx, tx, &id); err != nil {
+				return err
+			}
+			if warnings, err = chainStatements(ctx, tx, id, &sum); err != nil {
 				return err
 			}
 		}
@@ -237,23 +262,185 @@ func (s *Service) run(ctx context.Context, id int64, open func() (io.ReadCloser,
 		}
 	}
 	sum.Repeated = repeated
-	return s.finish(ctx, id, kind, name, actor, &sum, loaded, staged-loaded, err)
+	return s.finish(ctx, id, kind, name, actor, &sum, loaded, staged-loaded, warnings, err)
+}
+
+// chainStatements records the statements of a bank file and checks each
+// new one against the account's previous statement: an opening balance
+// that is not the previous closing balance, or a statement number that
+// skips, is a warning on the statement's bookings, in the file's notes and
+// on its extraction-log row; the file loads all the same. A statement
+// loaded before (the same file again) is not checked again.
+func chainStatements(ctx context.Context, tx pgx.Tx, importID int64, sum *Summary) ([]RowNote, error) {
+	var warnings []RowNote
+	for _, st := range sum.StatementList {
+		if st.Account == "" {
+			continue
+		}
+		var opening, closing *string
+		if st.Opening != "" {
+			opening = &st.Opening
+		}
+		if st.Closing != "" {
+			closing = &st.Closing
+		}
+		var id int64
+		err := tx.QueryRow(ctx, `insert into bank_statement (import_file_id, identity, account, reference, number, sequence, currency,
+				opening_date, opening_balance, closing_date, closing_balance, entries)
+			values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) on conflict (identity) do nothing returning id`,
+			importID, st.Identity, st.Account, st.Reference, st.Number, st.Sequence, st.Currency,
+			st.OpeningDate, opening, st.ClosingDate, closing, st.Entries).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		var prevRef, prevNumber, prevFile string
+		var prevSeq *int64
+		var prevClosing *string
+		err = tx.QueryRow(ctx, `select b.reference, b.number, b.sequence, b.closing_balance::text, f.file_name
+			from bank_statement b join import_file f on f.id = b.import_file_id
+			where b.account = $1 and b.id <> $2 and b.closing_date <= $3
+			order by b.closing_date desc, b.id desc limit 1`, st.Account, id, st.OpeningDate).Scan(&prevRef, &prevNumber, &prevSeq, &prevClosing, &prevFile)
+		if errors.Is(err, pgx.ErrNoRows) || st.OpeningDate == nil {
+			continue // the account's first statement
+		}
+		if err != nil {
+			return nil, err
+		}
+		name := strings.TrimSpace(st.Reference + " " + st.Number)
+		prevName := strings.TrimSpace(prevRef + " " + prevNumber)
+		var w *RowNote
+		switch {
+		case prevClosing != nil && opening != nil && !decimalZero(addDecimal(*opening, negateDecimal(*prevClosing))):
+			w = &RowNote{Line: st.Line, Code: "import.note.openingDiffers",
+				Params:  map[string]any{"statement": name, "opening": *opening, "previous": prevName, "closing": *prevClosing, "file": prevFile},
+				Message: fmt.Sprintf("statement %s of %s opens at %s, but the previous statement %s (%s) closed at %s: a statement is missing or differs", name, st.Account, *opening, prevName, prevFile, *prevClosing)}
+		case prevSeq != nil && st.Sequence != nil && *st.Sequence != *prevSeq && *st.Sequence != *prevSeq+1 && *st.Sequence != 1:
+			w = &RowNote{Line: st.Line, Code: "import.note.statementGap",
+				Params:  map[string]any{"statement": name, "number": *st.Sequence, "previous": prevName, "previousNumber": *prevSeq, "file": prevFile},
+				Message: fmt.Sprintf("statement %s of %s is number %d, but the previous one, %s (%s), is number %d: a statement is missing", name, st.Account, *st.Sequence, prevName, prevFile, *prevSeq)}
+		}
+		if w == nil {
+			continue
+		}
+		sum.AddNote(*w)
+		warnings = append(warnings, *w)
+		if _, err := tx.Exec(ctx, `update bank_statement set warning = $2, warning_code = $3, warning_params = $4 where id = $1`, id, w.Message, w.Code, w.Params); err != nil {
+			return nil, err
+		}
+		if _, err := tx.Exec(ctx, `update bank_booking set statement_warning = $3 where import_file_id = $1 and left(natural_key, length($2) + 1) = $2 || '|'`,
+			importID, st.Identity, w.Message); err != nil {
+			return nil, err
+		}
+	}
+	return warnings, nil
 }
 
 var errRowErrors = errors.New("rows with errors")
 
+// stage is the temporary table a file goes through when its rows overlap.
+const stage = "import_stage"
+
+// moveStaged moves the staged rows whose natural key is new into the
+// target: equal lines of a counted kind numbered first, then every row not
+// moved named in sum's notes with its reason (the same as an earlier line
+// of the file, or already loaded by an earlier import, which is named). It
+// returns the rows loaded and those repeated within the file.
+func (s *Service) moveStaged(ctx context.Context, tx pgx.Tx, id int64, t target, cols []string, sum *Summary) (loaded, repeated int, err error) {
+	if t.counted {
+		// "#1" on every key so far; the n-th of equal lines becomes "#n".
+		if _, err := tx.Exec(ctx, `update import_stage s set natural_key = left(s.natural_key, -2) || '#' || o.n
+			from (select ctid as row, row_number() over (partition by natural_key order by line) as n from import_stage) o
+			where s.ctid = o.row and o.n > 1`); err != nil {
+			return 0, 0, err
+		}
+	}
+	colList := strings.Join(cols, ", ")
+	if err := tx.QueryRow(ctx, fmt.Sprintf(`with moved as (
+			insert into %s (%s) select distinct on (natural_key) %s from import_stage order by natural_key, line
+			on conflict (natural_key) do nothing returning 1)
+		select count(*) from moved`, t.table, colList, colList)).Scan(&loaded); err != nil {
+		return 0, 0, err
+	}
+	rows, err := tx.Query(ctx, fmt.Sprintf(`select s.line, f.line, e.import_file_id, coalesce(i.file_name, '')
+		from import_stage s
+		join (select natural_key, min(line) as line from import_stage group by natural_key) f using (natural_key)
+		left join %s e on e.natural_key = s.natural_key and e.import_file_id is distinct from $1
+		left join import_file i on i.id = e.import_file_id
+		where s.line > f.line or e.natural_key is not null
+		order by s.line`, t.table), id)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var line, first int
+		var earlier *int64
+		var file string
+		if err := rows.Scan(&line, &first, &earlier, &file); err != nil {
+			return 0, 0, err
+		}
+		switch {
+		case line > first:
+			repeated++
+			sum.AddNote(RowNote{Line: line, Skipped: true, Code: "import.skip.repeated", Params: map[string]any{"first": first},
+				Message: fmt.Sprintf("the same record as line %d (equal identifying fields): loaded once", first)})
+		case earlier != nil:
+			sum.AddNote(RowNote{Line: line, Skipped: true, Code: "import.skip.present", Params: map[string]any{"importId": *earlier, "file": file},
+				Message: fmt.Sprintf("already loaded by import %d (%s)", *earlier, file)})
+		default:
+			sum.AddNote(RowNote{Line: line, Skipped: true, Code: "import.skip.present", Params: map[string]any{},
+				Message: "already loaded by an earlier entry"})
+		}
+	}
+	return loaded, repeated, rows.Err()
+}
+
+// accountZones reads the time zones of the bank accounts (Bank Settings)
+// for a bank import: the day of a camt.053 date-time is taken in them.
+func (s *Service) accountZones(ctx context.Context, kind Kind) (func(string) *time.Location, error) {
+	if kind != Bank {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, `select distinct on (i_bank_no) i_bank_no, time_zone from bank_account_currency where time_zone is not null order by i_bank_no, id`)
+	if err != nil {
+		return nil, err
+	}
+	zones := map[string]*time.Location{}
+	for rows.Next() {
+		var account, zone string
+		if err := rows.Scan(&account, &zone); err != nil {
+			return nil, err
+		}
+		if z, err := time.LoadLocation(zone); err == nil {
+			zones[normalizeAccount(account)] = z
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return func(account string) *time.Location { return zones[account] }, nil
+}
+
 // finish records the outcome of an import and its extraction-log row.
-func (s *Service) finish(ctx context.Context, id int64, kind Kind, name, actor string, sum *Summary, loaded, overlap int, failure error) error {
+func (s *Service) finish(ctx context.Context, id int64, kind Kind, name, actor string, sum *Summary, loaded, overlap int, warnings []RowNote, failure error) error {
 	ctx = context.WithoutCancel(ctx)
 	status, logStatus := "succeeded", "Success"
-	var rowErrors []byte
-	read := 0
-	repeated := 0
+	var rowErrors, rowNotes []byte
+	read, repeated, notes, skipped := 0, 0, 0, 0
 	if sum != nil {
-		read, repeated = sum.RowsRead, sum.Repeated
+		read, repeated, notes, skipped = sum.RowsRead, sum.Repeated, sum.NoteCount, sum.Skipped
 		if len(sum.Errors) > 0 {
 			rowErrors, _ = json.Marshal(sum.Errors)
 		}
+		if len(sum.Notes) > 0 && failure == nil {
+			rowNotes, _ = json.Marshal(sum.Notes)
+		}
+	}
+	if failure != nil {
+		notes = 0
 	}
 	params := map[string]any{"file": name, "read": read, "loaded": loaded}
 	desc := logText{Text: fmt.Sprintf("%s: %d rows read, %d loaded", name, read, loaded), Code: "log.loaded", Params: params}
@@ -266,21 +453,34 @@ func (s *Service) finish(ctx context.Context, id int64, kind Kind, name, actor s
 		params["overlap"] = overlap - repeated
 		desc.Code = map[bool]string{false: "log.loadedOverlap", true: "log.loadedRepeatedOverlap"}[repeated > 0]
 	}
+	if skipped > 0 {
+		desc.Text += fmt.Sprintf(", %d entries not booked (skipped)", skipped)
+		params["skipped"] = skipped
+	}
 	failed := errorText(failure)
+	if failure == nil && len(warnings) > 0 {
+		// The file loaded; its statements' breaks in the chain are the
+		// extraction log's warning (the first; the import lists them all).
+		logStatus = "Warning"
+		failed = &logText{Text: warnings[0].Message, Code: warnings[0].Code, Params: warnings[0].Params}
+		if len(warnings) > 1 {
+			failed.Text += fmt.Sprintf(" (and %d more warnings)", len(warnings)-1)
+		}
+	}
 	if failure != nil {
 		status, logStatus, loaded = "failed", "Failed", 0
 		desc = logText{Text: fmt.Sprintf("%s: %d rows read, nothing loaded", name, read), Code: "log.failed",
 			Params: map[string]any{"file": name, "read": read}}
 	}
-	errText, errCode, errParams := failed.parts()
+	errText, errCode, errParams := errorText(failure).parts()
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		logID, err := insertLog(ctx, tx, targets[kind].module, logStatus, desc, failed, actor)
 		if err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, `update import_file set status = $2, rows_read = $3, rows_loaded = $4, rows_overlap = $5, error = $6, row_errors = $7,
-			extraction_log_id = $8, finished_on = $9, error_code = $10, error_params = $11 where id = $1`,
-			id, status, read, loaded, overlap, errText, rowErrors, logID, s.now(), errCode, errParams)
+			extraction_log_id = $8, finished_on = $9, error_code = $10, error_params = $11, row_notes = $12, note_count = $13 where id = $1`,
+			id, status, read, loaded, overlap, errText, rowErrors, logID, s.now(), errCode, errParams, rowNotes, notes)
 		if err != nil {
 			return err
 		}
@@ -295,6 +495,9 @@ func dbValues(kind Kind, vals []any) ([]any, error) {
 	out := make([]any, len(vals))
 	for i, f := range Fields(kind) {
 		v := vals[i]
+		if kind == Bank && i == bText && v == nil {
+			v = "" // a booking without text has an empty one
+		}
 		if f.Type == TypeDecimal && v != nil {
 			var n pgtype.Numeric
 			if err := n.Scan(v.(string)); err != nil {

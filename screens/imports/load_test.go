@@ -183,8 +183,9 @@ func TestOverlapIsReportedNotDuplicated(t *testing.T) {
 	if n := l.count(t, `select count(*) from bank_booking where bank_archive_reference = 'ARCH-0001'`); n != 1 {
 		t.Errorf("the repeated booking is stored %d times", n)
 	}
-	// A file repeating a row of its own, and one of an earlier file: the log
-	// tells the two apart.
+	// Two equal lines of a bank export are two bookings (two equal card fees
+	// of a day, one archive reference): both load. A line of an earlier file
+	// is named with that file.
 	twice := "BankAccount,BookedDate,InterestDate,Text,AmountLocal,Currency,BankArchiveReference,Number,BookedBalanceLocalCurrency\n" +
 		"SE4550000000058398257466,2026-11-04,2026-11-04,Amex payout,900.00,SEK,ARCH-0004,4,\n" +
 		"SE4550000000058398257466,2026-11-05,2026-11-05,Card fee,-10.00,SEK,ARCH-0005,5,\n" +
@@ -194,9 +195,50 @@ func TestOverlapIsReportedNotDuplicated(t *testing.T) {
 	if err := l.pool.QueryRow(context.Background(), `select description from extraction_log where id = $1`, *f.ExtractionLogID).Scan(&description); err != nil {
 		t.Fatal(err)
 	}
-	want := "twice.csv: 3 rows read, 1 loaded, 1 repeated within the file (same identifying fields, loaded once), 1 already present from earlier files"
-	if f.RowsLoaded != 1 || f.RowsOverlap != 2 || description != want {
+	want := "twice.csv: 3 rows read, 2 loaded, 1 already present from earlier files"
+	if f.RowsLoaded != 2 || f.RowsOverlap != 1 || description != want {
 		t.Errorf("loaded %d overlap %d, log %q\nwant %q", f.RowsLoaded, f.RowsOverlap, description, want)
+	}
+	if n := l.count(t, `select count(*) from bank_booking where bank_archive_reference = 'ARCH-0005'`); n != 2 {
+		t.Errorf("the two equal card fees are stored %d times, want 2", n)
+	}
+	if len(f.RowNotes) != 1 || f.RowNotes[0].Line != 2 || !f.RowNotes[0].Skipped || f.RowNotes[0].Code != "import.skip.present" || f.RowNotes[0].Params["file"] != "later.csv" {
+		t.Errorf("notes %+v, want line 2 present from later.csv", f.RowNotes)
+	}
+	// The same lines again, in an export that overlaps: nothing twice, every
+	// line named.
+	again := twice + "SE4550000000058398257466,2026-11-05,2026-11-05,Card fee,-10.00,SEK,ARCH-0005,5,\n"
+	f = l.load(t, Bank, "again.csv", []byte(again), "")
+	if f.RowsLoaded != 1 || f.RowsOverlap != 3 || f.NoteCount != 3 {
+		t.Errorf("loaded %d overlap %d notes %d, want 1, 3, 3 (the third equal fee is new)", f.RowsLoaded, f.RowsOverlap, f.NoteCount)
+	}
+}
+
+// A statement whose lines repeat a reference (NONREF on every line, one
+// bank reference on several debits) loads every line; the same statement
+// again, alone or inside a longer file, loads nothing twice.
+func TestRepeatedReferencesAllLoad(t *testing.T) {
+	l := newLoader(t)
+	stmt := func(ref, number, open, close string, lines ...string) string {
+		return ":20:" + ref + "\n:25:NL69INGB0123456789EUR\n:28C:" + number + "\n:60F:" + open + "\n" + strings.Join(lines, "\n") + "\n:62F:" + close + "\n-\n"
+	}
+	first := stmt("STARTUMS", "00001/1", "C261101EUR100,00", "C261101EUR82,00",
+		":61:2611011101D5,00NTRFNONREF//R1\n:86:Fee", ":61:2611011101D5,00NTRFNONREF//R1\n:86:Fee",
+		":61:2611011101D4,00NTRFNONREF//R1\n:86:Fee", ":61:2611011101D4,00NTRFNONREF//R1\n:86:Fee")
+	f := l.load(t, Bank, "day1.sta", []byte(first), "")
+	if f.Status != "succeeded" || f.RowsLoaded != 4 {
+		t.Fatalf("%s: loaded %d of 4 (%v)", f.Status, f.RowsLoaded, deref(f.Error))
+	}
+	second := stmt("STARTUMS", "00002/1", "C261102EUR82,00", "C261102EUR3082,00", ":61:2611021102C3000,00NTRFNONREF//R1\n:86:")
+	f = l.load(t, Bank, "days1-2.sta", []byte(first+second), "")
+	if f.Status != "succeeded" || f.RowsLoaded != 1 || f.RowsOverlap != 4 || f.NoteCount != 4 {
+		t.Fatalf("%s: loaded %d overlap %d notes %d, want 1, 4, 4 (%v)", f.Status, f.RowsLoaded, f.RowsOverlap, f.NoteCount, deref(f.Error))
+	}
+	if n := l.count(t, `select count(*) from bank_booking where bank_account = 'NL69INGB0123456789'`); n != 5 {
+		t.Errorf("%d bookings of the account, want 5", n)
+	}
+	if n := l.count(t, `select count(*) from bank_booking where bank_account = 'NL69INGB0123456789' and text = ''`); n != 1 {
+		t.Errorf("%d bookings with empty text, want 1 (the one with an empty :86:)", n)
 	}
 }
 

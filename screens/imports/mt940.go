@@ -3,6 +3,7 @@ package imports
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -12,36 +13,58 @@ import (
 
 // MT940 (SWIFT customer statement) is read line by line; no maintained Go
 // library exists, and the format is small enough to own. A file may hold
-// several statements (each from :20: to :62F:), with or without the SWIFT
-// envelope {1:...}{2:...}{4: ... -}. Fields:
+// several statements (each from :20: to :62F:) of several accounts, with or
+// without the SWIFT envelope {1:...}{2:...}{4: ... -}{5:...}. Fields:
 //
 //	:20: reference          starts a statement
-//	:25: account            BankAccount, as written (IBAN or bank/account)
+//	:25: account            BankAccount (see normalizeAccount)
 //	:28C: number/sequence
 //	:60F: / :60M:           opening balance: C|D, YYMMDD, currency, amount
-//	:61: statement line     one Row each (see mtLine)
-//	:86: information        Text of the :61: before it; may span lines
+//	:61: statement line     one Row each (see mtStatementLine)
+//	:86: information        Text of the :61: before it; may span lines and repeat
 //	:62F: / :62M:           closing balance, checked against the running one
+//
+// What real banks write around and inside that, and how it is read:
+//   - Anything that is not a field outside a field: SWIFT blocks, a bank's
+//     header ("ABNANL2A / 940 / ABNANL2A") before each message, transmission
+//     preambles and trailers, ":940:" and "$" separators. Control bytes (SOH,
+//     ETX) are dropped everywhere.
+//   - A line holding only "-" ends a message when the next field starts a
+//     statement (:20:), a SWIFT block follows or the file ends; inside :86:
+//     text followed by more of the same statement, it is text.
+//   - A message that does not start with :20: is a fragment, refused; the
+//     fields of an MT942 interim report (:34F:, :13D:, :90D:, :90C:) refuse
+//     the file as one.
 //
 // Field choices where the format leaves room:
 //   - BookedDate is the entry date (MMDD, the year taken from the value
 //     date, crossing a year end either way) or, without one, the value
-//     date; InterestDate is the value date. Years are 20YY.
+//     date; InterestDate is the value date. Years are 20YY. A day that does
+//     not exist (some German banks value closing entries on 30 February) is
+//     read as the month's last day, with a note.
 //   - AmountLocal is negative for D and RC (a reversed credit takes money
-//     out), positive for C and RD; the decimal comma becomes a point.
+//     out), positive for C and RD; the decimal comma (or point) becomes a
+//     point. The transaction type (NTRF) may be missing.
 //   - Currency is that of the opening balance.
-//   - Text is the :86: field. Its lines are joined with a space, except
-//     after a full 65-character line, which banks wrap mid-word; German
-//     ?-structured information (GVC ?00 text, ?20-?29/?60-?63 remittance,
-//     ?32-?33 name) is decoded into "booking text / name / remittance" like
-//     camt.053. Without :86: the :61: supplementary details are used.
+//   - Text is the :86: fields of the line, in order, joined with a space.
+//     A field's lines are joined with a space, except after a full line
+//     (65 characters, the tag counted on the first), which banks wrap
+//     mid-word; German ?-structured information (GVC ?00 text, ?20-?29/
+//     ?60-?63 remittance, ?32-?33 name) is decoded into "booking text / name
+//     / remittance" like camt.053. Without :86: the :61: supplementary
+//     details are used; without either the text is empty.
 //   - Number is the :61: customer reference unless it is NONREF, else
 //     "<:28C: or :20:>-<n>" with n the line's position in its statement;
 //     BankArchiveReference is the bank reference after //.
 //   - BookedBalanceLocalCurrency is the running balance after the line,
 //     from the opening balance, as for camt.053.
-//   - Text that is not valid UTF-8 is read as Windows-1252 (banks write
-//     umlauts in :86: in Latin-1 despite SWIFT's character set).
+//   - The identity of a line (what makes the same statement imported again
+//     load nothing twice) is its account, its statement (:20:, :28C: and
+//     the opening balance) and its position in it, never its reference:
+//     banks repeat references (NONREF on every line, one reference for
+//     several debits).
+//   - Text that is not UTF-8 is read in the layout's encoding or the
+//     single-byte code page that reads it most plausibly (charset.go).
 
 type mtStatement struct {
 	line     int
@@ -49,9 +72,12 @@ type mtStatement struct {
 	number   string
 	account  string
 	currency string
+	openRaw  string // the :60F: as written, part of the statement's identity
 	opening  string
 	balance  string
 	closing  string
+	openDate *time.Time
+	closDate *time.Time
 	lines    int
 }
 
@@ -60,8 +86,8 @@ type mtLine struct {
 	values []any
 	bad    bool
 	supp   []string
-	info   []string
-	hasTxt bool
+	info   [][]string // the lines of each :86: field
+	ident  string
 }
 
 type mtField struct {
@@ -71,15 +97,23 @@ type mtField struct {
 	lines []string
 }
 
+// mtMultiLine are the fields whose content continues on the next lines;
+// a non-field line after any other field is a bank's header or trailer.
+var mtMultiLine = map[string]bool{"61": true, "86": true}
+
+// mt942Tags are the fields of an MT942 interim report that MT940 lacks.
+var mt942Tags = map[string]bool{"13D": true, "13": true, "34F": true, "90D": true, "90C": true}
+
 func (p *parser) mt940(r io.Reader) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, min(4096, p.lim.MaxLineBytes+2)), p.lim.MaxLineBytes+2)
+	dec := newLineDecoder(p.c.encoding)
 	var (
 		st      *mtStatement
 		pending *mtLine
 		field   *mtField
 		lineNo  int
-		inBody  bool // inside {4: or a file without envelope once a field was seen
+		held    []string // lines after a lone "-" inside :86:, until it is clear what the "-" was
 	)
 	emitPending := func() error {
 		if pending == nil {
@@ -87,23 +121,33 @@ func (p *parser) mt940(r io.Reader) error {
 		}
 		l := pending
 		pending = nil
-		text := mtText(l.info)
+		var parts []string
+		for _, info := range l.info {
+			if t := mtText(info); t != "" {
+				parts = append(parts, t)
+			}
+		}
+		text := strings.Join(parts, " ")
 		if text == "" {
-			text = joinWrapped(l.supp, 34)
+			text = joinWrapped(l.supp, 34, 34)
 		}
-		if text != "" {
-			l.values[bText] = truncate(text, maxTextBytes)
-		}
-		return p.finish(l.line, l.values, l.bad, nil)
+		l.values[bText] = truncate(text, maxTextBytes)
+		return p.finish(l.line, l.values, l.bad, nil, l.ident)
 	}
 	endStatement := func() error {
 		if err := emitPending(); err != nil {
 			return err
 		}
+		if st != nil {
+			p.sum.StatementList = append(p.sum.StatementList, Statement{Line: st.line,
+				Identity: statementIdentity("mt940", st.account, st.ref, st.number, st.openRaw),
+				Account:  st.account, Reference: st.ref, Number: st.number, Sequence: statementSequence(st.number),
+				Currency: st.currency, OpeningDate: st.openDate, Opening: st.opening, ClosingDate: st.closDate, Closing: st.closing, Entries: st.lines})
+		}
 		if st != nil && st.opening != "" && st.closing != "" && st.balance != "" {
 			if !decimalZero(addDecimal(st.balance, negateDecimal(st.closing))) {
 				p.rowError(st.line, 0, "BookedBalanceLocalCurrency", "statement %s: the opening balance %s plus the statement lines is %s, but the closing balance (:62F:) is %s",
-					orUnknown(st.ref), st.opening, st.balance, st.closing)
+					orUnknown(mtStatementName(st)), st.opening, st.balance, st.closing)
 			}
 		}
 		st = nil
@@ -111,8 +155,11 @@ func (p *parser) mt940(r io.Reader) error {
 	}
 	complete := func(f *mtField) error {
 		content := f.lines[0]
-		switch f.tag {
-		case "20":
+		if mt942Tags[f.tag] {
+			return fileError(p.file, f.line, 1, "import.file.mt942", map[string]any{"tag": f.tag},
+				"the field :%s: belongs to an MT942 interim transaction report, not an MT940 statement; import the end-of-day MT940 statement instead", f.tag)
+		}
+		if f.tag == "20" {
 			if err := endStatement(); err != nil {
 				return err
 			}
@@ -120,26 +167,27 @@ func (p *parser) mt940(r io.Reader) error {
 			p.sum.Statements++
 			return nil
 		}
-		if st == nil { // a statement without :20: - read it all the same
-			st = &mtStatement{line: f.line}
-			p.sum.Statements++
+		if st == nil {
+			return fileError(p.file, f.line, 1, "import.file.mt940Fragment", map[string]any{"tag": f.tag},
+				"the field :%s: comes before the :20: that starts every MT940 statement: the file is a fragment, not a whole statement", f.tag)
 		}
 		switch f.tag {
 		case "25":
-			st.account = strings.TrimSpace(content)
+			st.account = normalizeAccount(content)
 		case "28C", "28":
 			st.number = strings.TrimSpace(content)
 		case "60F", "60M":
-			amt, ccy, ok := p.mtBalance(f)
+			st.openRaw = strings.TrimSpace(content)
+			amt, ccy, day, ok := p.mtBalance(f)
 			if ok {
-				st.currency, st.opening, st.balance = ccy, amt, amt
+				st.currency, st.opening, st.balance, st.openDate = ccy, amt, amt, &day
 			}
 		case "62F", "62M":
 			if err := emitPending(); err != nil {
 				return err
 			}
-			if amt, _, ok := p.mtBalance(f); ok {
-				st.closing = amt
+			if amt, _, day, ok := p.mtBalance(f); ok {
+				st.closing, st.closDate = amt, &day
 			}
 		case "61":
 			if err := emitPending(); err != nil {
@@ -148,8 +196,8 @@ func (p *parser) mt940(r io.Reader) error {
 			st.lines++
 			pending = p.mtStatementLine(st, f)
 		case "86":
-			if pending != nil && !pending.hasTxt {
-				pending.info, pending.hasTxt = f.lines, true
+			if pending != nil {
+				pending.info = append(pending.info, f.lines)
 			}
 		}
 		return nil
@@ -162,66 +210,80 @@ func (p *parser) mt940(r io.Reader) error {
 		field = nil
 		return complete(f)
 	}
+	endMessage := func() error {
+		held = nil
+		if err := flush(); err != nil {
+			return err
+		}
+		return endStatement()
+	}
 	for sc.Scan() {
 		lineNo++
-		line := strings.TrimRight(sc.Text(), "\r")
-		if !utf8.ValidString(line) {
-			line = decode1252(line)
-		}
-		for {
-			// Envelope: drop {1:..}{2:..}{3:..} and enter the text block at {4:.
-			if strings.HasPrefix(line, "{") && !strings.HasPrefix(line, "{4:") {
-				end := blockEnd(line)
-				if end < 0 {
-					return fileError(p.file, lineNo, 1, "import.file.swiftHeader", nil, "the SWIFT block header is not closed on its line")
+		line := stripControls(dec.decode(strings.TrimRight(sc.Text(), "\r")))
+		if held != nil {
+			tag, _, isField := mtTag(line)
+			switch {
+			case isField && tag == "20" || strings.HasPrefix(strings.TrimSpace(line), "{"):
+				if err := endMessage(); err != nil {
+					return err
 				}
-				if strings.HasPrefix(line, "{5:") {
-					line = line[end:]
-					continue
+			case isField:
+				field.lines = append(field.lines, held...) // the "-" was text
+				held = nil
+			default:
+				if len(held) < 100 {
+					held = append(held, line)
 				}
-				line = line[end:]
 				continue
 			}
+		}
+		// Envelope: drop {1:..}{2:..}{3:..}{5:..} and enter the text block at {4:.
+		for strings.HasPrefix(line, "{") {
 			if strings.HasPrefix(line, "{4:") {
-				inBody = true
 				line = line[3:]
 				continue
 			}
-			break
+			if strings.HasPrefix(line, "{2:I942") || strings.HasPrefix(line, "{2:O942") {
+				return fileError(p.file, lineNo, 1, "import.file.mt942", map[string]any{"tag": "{2:942}"},
+					"the SWIFT header says MT942, an interim transaction report, not an MT940 statement; import the end-of-day MT940 statement instead")
+			}
+			end := blockEnd(line)
+			if end < 0 {
+				line = "" // a block that does not close on its line: a header, dropped
+				break
+			}
+			line = line[end:]
 		}
 		trimmed := strings.TrimSpace(line)
 		switch {
 		case trimmed == "":
 			continue
-		case strings.HasPrefix(trimmed, "-}") || trimmed == "-":
-			if err := flush(); err != nil {
+		case strings.HasPrefix(trimmed, "-}"):
+			if err := endMessage(); err != nil {
 				return err
 			}
-			if err := endStatement(); err != nil {
-				return err
-			}
-			inBody = false
 			continue
-		case trimmed == ":940:" || strings.HasPrefix(trimmed, "$"):
+		case trimmed == "-":
+			if field != nil && field.tag == "86" {
+				held = []string{line}
+				continue
+			}
+			if err := endMessage(); err != nil {
+				return err
+			}
 			continue
 		}
 		if tag, rest, ok := mtTag(line); ok {
 			if err := flush(); err != nil {
 				return err
 			}
-			inBody = true
 			field = &mtField{tag: tag, line: lineNo, col: len(tag) + 3, lines: []string{rest}}
 			continue
 		}
-		if field == nil {
-			if !inBody || p.sum.Statements == 0 {
-				return fileError(p.file, lineNo, 1, "import.file.notMt940Field", nil, "the line is not an MT940 field (a field starts like :20:)")
-			}
-			continue
-		}
-		if len(field.lines) < 100 {
+		if field != nil && mtMultiLine[field.tag] && len(field.lines) < 100 {
 			field.lines = append(field.lines, line)
 		}
+		// Any other line is a bank's header, preamble or trailer.
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
@@ -229,16 +291,83 @@ func (p *parser) mt940(r io.Reader) error {
 		}
 		return err
 	}
-	if err := flush(); err != nil {
-		return err
-	}
-	if err := endStatement(); err != nil {
+	if err := endMessage(); err != nil {
 		return err
 	}
 	if p.sum.Statements == 0 {
 		return fileError(p.file, 0, 0, "import.file.noMt940Statement", nil, "the file holds no MT940 statement (:20:)")
 	}
 	return nil
+}
+
+// mtStatementName names a statement in a message: its :20: and :28C:.
+func mtStatementName(st *mtStatement) string {
+	if st.number == "" {
+		return st.ref
+	}
+	return st.ref + " " + st.number
+}
+
+// normalizeAccount reads an MT940 :25: (or a camt account) so that the same
+// account is one account in both: an IBAN without its spaces and without
+// the currency code some banks append (NL69INGB0123456789EUR); other forms
+// (bank code/account, plain numbers) as written.
+func normalizeAccount(s string) string {
+	s = strings.TrimSpace(s)
+	compact := strings.ReplaceAll(s, " ", "")
+	n := len(compact)
+	if n < 4 {
+		return s
+	}
+	if want := ibanLength[compact[:2]]; want > 0 {
+		switch {
+		case n == want && isIBAN(compact):
+			return compact
+		case n == want+3 && isIBAN(compact[:want]) && isUpperLetters(compact[want:]):
+			return compact[:want]
+		}
+		return s
+	}
+	if n > 3 && isIBAN(compact[:n-3]) && isUpperLetters(compact[n-3:]) {
+		return compact[:n-3]
+	}
+	if isIBAN(compact) {
+		return compact
+	}
+	return s
+}
+
+// ibanLength is the IBAN length of the countries whose banks write
+// statements most often here (ISO 13616 registry).
+var ibanLength = map[string]int{
+	"AT": 20, "BE": 16, "CH": 21, "CZ": 24, "DE": 22, "DK": 18, "EE": 20, "ES": 24, "FI": 18, "FR": 27, "GB": 22,
+	"HU": 28, "IE": 22, "IT": 27, "LT": 20, "LU": 20, "LV": 21, "MK": 19, "NL": 18, "NO": 15, "PL": 28, "PT": 25,
+	"SE": 24, "SK": 24,
+}
+
+func isUpperLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// isIBAN checks the shape of an IBAN: country, check digits, 11 to 30
+// letters and digits. The check digits are not verified: banks' test
+// statements carry made-up IBANs, and the shape is what tells an IBAN from
+// "1017.490.554EUR".
+func isIBAN(s string) bool {
+	if len(s) < 15 || len(s) > 34 || !isUpperLetters(s[:2]) || !isDigits(s[2:4]) {
+		return false
+	}
+	for i := 4; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'A' || c > 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 // blockEnd returns the index after the SWIFT block starting at s[0] ('{'),
@@ -274,48 +403,71 @@ func mtTag(line string) (string, string, bool) {
 }
 
 // mtBalance reads a balance field: C|D YYMMDD CCY amount.
-func (p *parser) mtBalance(f *mtField) (amount, currency string, ok bool) {
+func (p *parser) mtBalance(f *mtField) (amount, currency string, day time.Time, ok bool) {
 	s := strings.TrimSpace(f.lines[0])
 	if len(s) < 11 || s[0] != 'C' && s[0] != 'D' {
 		p.rowError(f.line, f.col, "BookedBalanceLocalCurrency", ":%s: %s is not a balance like C240131EUR1234,56", f.tag, quote(s))
-		return "", "", false
+		return "", "", day, false
 	}
-	if _, ok := yymmdd(s[1:7]); !ok {
+	day, _, ok = yymmdd(s[1:7])
+	if !ok {
 		p.rowError(f.line, f.col+1, "BookedBalanceLocalCurrency", ":%s: %s is not a date YYMMDD", f.tag, quote(s[1:7]))
-		return "", "", false
+		return "", "", day, false
 	}
 	ccy, ok := checkCurrency(s[7:10])
 	if !ok {
 		p.rowError(f.line, f.col+7, "Currency", ":%s: %s is not a currency code", f.tag, quote(s[7:10]))
-		return "", "", false
+		return "", "", day, false
 	}
-	amt, ok := parseDecimal(s[10:], ',', "")
+	amt, ok := mtAmount(s[10:])
 	if !ok || strings.HasPrefix(amt, "-") {
 		p.rowError(f.line, f.col+10, "BookedBalanceLocalCurrency", ":%s: %s is not an amount like 1234,56", f.tag, quote(s[10:]))
-		return "", "", false
+		return "", "", day, false
 	}
 	if s[0] == 'D' {
 		amt = negateDecimal(amt)
 	}
-	return amt, ccy, true
+	return amt, ccy, day, true
 }
 
-func yymmdd(s string) (time.Time, bool) {
-	if len(s) != 6 {
-		return time.Time{}, false
+// mtAmount reads an amount with the SWIFT decimal comma, or the point some
+// banks write instead.
+func mtAmount(s string) (string, bool) {
+	if strings.IndexByte(s, ',') < 0 && strings.IndexByte(s, '.') >= 0 {
+		return parseDecimal(s, '.', "")
 	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || s[0] == '+' || s[0] == '-' {
-		return time.Time{}, false
-	}
-	return makeDate(2000+n/10000, n/100%100, n%100)
+	return parseDecimal(s, ',', "")
 }
 
-// mtStatementLine parses :61: 6!n[4!n]2a[1!a]15d1!a3!c16x[//16x] with its
+// yymmdd reads a SWIFT date (20YY). A day past the month's end (30
+// February) is the month's last day; clamped says so.
+func yymmdd(s string) (t time.Time, clamped, ok bool) {
+	if len(s) != 6 || !isDigits(s) {
+		return time.Time{}, false, false
+	}
+	n, _ := strconv.Atoi(s)
+	return lenientDate(2000+n/10000, n/100%100, n%100)
+}
+
+// lenientDate is makeDate that reads days 29 to 31 past the month's end
+// as its last day.
+func lenientDate(y, m, d int) (t time.Time, clamped, ok bool) {
+	if t, ok := makeDate(y, m, d); ok {
+		return t, false, true
+	}
+	if m >= 1 && m <= 12 && d > 28 && d <= 31 {
+		t, ok := makeDate(y, m, daysIn(y, m))
+		return t, ok, ok
+	}
+	return time.Time{}, false, false
+}
+
+// mtStatementLine parses :61: 6!n[4!n]2a[1!a]15d[1!a3!c]16x[//16x] with its
 // supplementary details on the next line.
 func (p *parser) mtStatementLine(st *mtStatement, f *mtField) *mtLine {
 	l := &mtLine{line: f.line, values: make([]any, len(fields[Bank])), supp: f.lines[1:]}
-	s := f.lines[0]
+	l.ident = statementIdentity("mt940", st.account, st.ref, st.number, st.openRaw, st.lines)
+	s := strings.TrimSpace(f.lines[0])
 	col := f.col
 	fail := func(at int, field, format string, args ...any) *mtLine {
 		p.rowError(f.line, col+at, field, format, args...)
@@ -328,6 +480,10 @@ func (p *parser) mtStatementLine(st *mtStatement, f *mtField) *mtLine {
 		st.balance = "" // the running balance is unknown from here on
 		return l
 	}
+	clampNote := func(what, written string, t time.Time) {
+		p.note(f.line, false, "import.note.lastDayOfMonth", map[string]any{"field": what, "value": written, "date": t.Format("2006-01-02")},
+			":61: %s %s is not a day of its month; read as the month's last day, %s", what, written, t.Format("2006-01-02"))
+	}
 	if st.account != "" {
 		l.values[bAccount] = st.account
 	}
@@ -337,16 +493,22 @@ func (p *parser) mtStatementLine(st *mtStatement, f *mtField) *mtLine {
 	if len(s) < 6 {
 		return fail(0, "InterestDate", ":61: %s is too short for a statement line", quote(s))
 	}
-	value, ok := yymmdd(s[:6])
+	value, clamped, ok := yymmdd(s[:6])
 	if !ok {
 		return fail(0, "InterestDate", ":61: value date %s is not a date YYMMDD", quote(s[:6]))
+	}
+	if clamped {
+		clampNote("value date", s[:6], value)
 	}
 	l.values[bInterest], l.values[bBooked] = value, value
 	pos := 6
 	if len(s) >= 10 && isDigits(s[6:10]) {
-		entry, ok := entryDate(value, s[6:10])
+		entry, clamped, ok := entryDate(value, s[6:10])
 		if !ok {
 			return fail(6, "BookedDate", ":61: entry date %s is not a date MMDD", quote(s[6:10]))
+		}
+		if clamped {
+			clampNote("entry date", s[6:10], entry)
 		}
 		l.values[bBooked] = entry
 		pos = 10
@@ -368,11 +530,17 @@ func (p *parser) mtStatementLine(st *mtStatement, f *mtField) *mtLine {
 		pos++ // funds code: the third letter of the currency code
 	}
 	start := pos
-	for pos < len(s) && pos-start < 15 && (s[pos] >= '0' && s[pos] <= '9' || s[pos] == ',') {
+	for pos < len(s) && pos-start < 15 && (s[pos] >= '0' && s[pos] <= '9' || s[pos] == ',' || s[pos] == '.') {
 		pos++
 	}
-	amt, ok := parseDecimal(s[start:pos], ',', "")
-	if !ok || pos >= len(s) || !strings.ContainsRune("NFS", rune(s[pos])) {
+	// SWIFT amounts carry the decimal comma ("3400," is 3400.00); a run of
+	// digits without one is an amount only when a transaction type follows
+	// (one bank writes "C500NTRF"), else the line is broken.
+	amt, ok := mtAmount(s[start:pos])
+	if ok && !strings.ContainsAny(s[start:pos], ",.") {
+		ok = pos+4 <= len(s) && strings.ContainsRune("NFS", rune(s[pos]))
+	}
+	if !ok {
 		return fail(start, "AmountLocal", ":61: %s is not an amount like 1234,56", quote(s[start:min(len(s), start+15)]))
 	}
 	if sign == "-" {
@@ -383,10 +551,10 @@ func (p *parser) mtStatementLine(st *mtStatement, f *mtField) *mtLine {
 		st.balance = addDecimal(st.balance, amt)
 		l.values[bBalance] = st.balance
 	}
-	if len(s) < pos+4 || !strings.ContainsRune("NFS", rune(s[pos])) {
-		return fail(pos, "", ":61: %s is not a transaction type like NTRF", quote(s[pos:min(len(s), pos+4)]))
+	// The transaction type (NTRF, FCHG, S103): some banks leave it out.
+	if pos+4 <= len(s) && strings.ContainsRune("NFS", rune(s[pos])) && !strings.HasPrefix(s[pos:], "NONREF") {
+		pos += 4
 	}
-	pos += 4
 	rest := s[pos:]
 	ref, bankRef, _ := strings.Cut(rest, "//")
 	ref, bankRef = strings.TrimSpace(ref), strings.TrimSpace(bankRef)
@@ -405,6 +573,21 @@ func (p *parser) mtStatementLine(st *mtStatement, f *mtField) *mtLine {
 	return l
 }
 
+// statementIdentity is Row.Identity of a statement format's entry: the
+// format, the account, what names the statement, and the entry's position
+// in it.
+func statementIdentity(format, account string, statement ...any) string {
+	var b strings.Builder
+	b.WriteString(format)
+	b.WriteByte('|')
+	b.WriteString(account)
+	for _, s := range statement {
+		b.WriteByte('|')
+		fmt.Fprint(&b, s)
+	}
+	return b.String()
+}
+
 func isDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
@@ -417,21 +600,19 @@ func isDigits(s string) bool {
 // entryDate puts MMDD in the year (of value's year and its neighbours) that
 // brings it closest to the value date: a line valued 31 December and booked
 // 2 January is booked in the next year, and the other way round.
-func entryDate(value time.Time, mmdd string) (time.Time, bool) {
+func entryDate(value time.Time, mmdd string) (t time.Time, clamped, ok bool) {
 	m, _ := strconv.Atoi(mmdd[:2])
 	d, _ := strconv.Atoi(mmdd[2:])
-	var best time.Time
-	found := false
 	for _, y := range []int{value.Year() - 1, value.Year(), value.Year() + 1} {
-		t, ok := makeDate(y, m, d)
-		if !ok {
+		c, cl, good := lenientDate(y, m, d)
+		if !good {
 			continue
 		}
-		if !found || absDur(t.Sub(value)) < absDur(best.Sub(value)) {
-			best, found = t, true
+		if !ok || absDur(c.Sub(value)) < absDur(t.Sub(value)) {
+			t, clamped, ok = c, cl, true
 		}
 	}
-	return best, found
+	return t, clamped, ok
 }
 
 func absDur(d time.Duration) time.Duration {
@@ -442,11 +623,16 @@ func absDur(d time.Duration) time.Duration {
 }
 
 // joinWrapped joins continuation lines: directly after a line of full width
-// (wrapped mid-word), with a space otherwise.
-func joinWrapped(lines []string, width int) string {
+// (first for the first line, whose tag takes room; width for the others),
+// which banks wrap mid-word, with a space otherwise.
+func joinWrapped(lines []string, first, width int) string {
 	var b strings.Builder
 	for i, l := range lines {
-		if i > 0 && len(lines[i-1]) < width {
+		full := width
+		if i == 1 {
+			full = first
+		}
+		if i > 0 && utf8.RuneCountInString(lines[i-1]) < full {
 			b.WriteByte(' ')
 		}
 		b.WriteString(l)
@@ -454,7 +640,7 @@ func joinWrapped(lines []string, width int) string {
 	return strings.Join(strings.Fields(b.String()), " ")
 }
 
-// mtText turns the lines of :86: into Text (see the top of this file).
+// mtText turns the lines of one :86: into text (see the top of this file).
 func mtText(lines []string) string {
 	if len(lines) == 0 {
 		return ""
@@ -463,7 +649,7 @@ func mtText(lines []string) string {
 	if len(whole) > 4 && isDigits(whole[:3]) && whole[3] == '?' {
 		return germanText(whole[3:])
 	}
-	return joinWrapped(lines, 65)
+	return joinWrapped(lines, 65-len(":86:"), 65)
 }
 
 // germanText decodes ?NN subfields of the German (DFÜ-Abkommen) :86:.
@@ -485,7 +671,7 @@ func germanText(s string) string {
 		}
 	}
 	var parts []string
-	for _, x := range []string{joinWrapped(booking, 27), joinWrapped(name, 27), joinWrapped(remit, 27)} {
+	for _, x := range []string{joinWrapped(booking, 27, 27), joinWrapped(name, 27, 27), joinWrapped(remit, 27, 27)} {
 		if x != "" {
 			parts = append(parts, x)
 		}

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
+	_ "time/tzdata" // bank account zones also where the system has none
 
 	"ledgerdesk/engine"
 )
@@ -63,10 +65,31 @@ func (l Limits) withDefaults() Limits {
 // normalised decimal string for decimals, nil for an empty optional field.
 // Line is where the record starts in the file (the sheet row for XLSX, the
 // line of the Ntry element for camt.053, of the :61: field for MT940).
+//
+// Identity, when set, is the record's identity as its source guarantees it:
+// a statement format's entry is its account, its statement and its position
+// in that statement (see statementIdentity). Empty for CSV and XLSX rows,
+// whose identity the loader derives from the values.
 type Row struct {
-	Line   int
-	Values []any
+	Line     int
+	Values   []any
+	Identity string
 }
+
+// RowNote tells of a row the import did not store (Skipped), or stored other
+// than as written (a day that does not exist read as the month's last day),
+// or of a statement that does not follow on from the account's previous one.
+// Code and Params give the message in the reader's language, as for RowError.
+type RowNote struct {
+	Line    int            `json:"line"`
+	Skipped bool           `json:"skipped,omitempty"`
+	Message string         `json:"message"`
+	Code    string         `json:"code"`
+	Params  map[string]any `json:"params,omitempty"`
+}
+
+// MaxRowNotes is how many notes a Summary keeps; NoteCount counts all.
+const MaxRowNotes = 1000
 
 // RowError is one bad value or record. Column is 1-based: the field's
 // position for CSV and XLSX, the character position on the line for camt.053
@@ -119,6 +142,50 @@ type Summary struct {
 	// Repeated counts rows whose natural key an earlier row of the same
 	// file had (set by the loader, not the parser).
 	Repeated int `json:"repeated,omitempty"`
+	// Notes names the rows not stored and the values read other than
+	// written, each with its reason; NoteCount counts all, Notes keeps the
+	// first MaxRowNotes.
+	NoteCount int       `json:"noteCount,omitempty"`
+	Notes     []RowNote `json:"notes,omitempty"`
+	// StatementList holds each statement of a camt.053 or MT940 file.
+	StatementList []Statement `json:"-"`
+}
+
+// Statement is one statement of a camt.053 or MT940 file: what chains an
+// account's statements from one file to the next.
+type Statement struct {
+	Line int
+	// Identity is the statement part of its entries' Row.Identity.
+	Identity    string
+	Account     string
+	Reference   string
+	Number      string
+	Sequence    *int64 // the statement number, when it is one
+	Currency    string
+	OpeningDate *time.Time
+	Opening     string // "" when the statement has no opening balance
+	ClosingDate *time.Time
+	Closing     string
+	Entries     int
+}
+
+// statementSequence reads a statement number: MT940 :28C: "00301/1" is 301,
+// a camt.053 ElctrncSeqNb is itself; nil when it is not a number.
+func statementSequence(s string) *int64 {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "/")
+	if !isDigits(s) || len(s) > 15 {
+		return nil
+	}
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return &n
+}
+
+// AddNote records n in the summary.
+func (s *Summary) AddNote(n RowNote) {
+	s.NoteCount++
+	if len(s.Notes) < MaxRowNotes {
+		s.Notes = append(s.Notes, n)
+	}
 }
 
 // SniffBytes is how much of a file Detect needs to see.
@@ -132,6 +199,24 @@ const SniffBytes = 4096
 // stops it with ctx.Err(). After any error the rows emitted so far must be
 // discarded.
 func Parse(ctx context.Context, d *Descriptor, fileName string, r io.Reader, lim Limits, emit func(Row) error) (Summary, error) {
+	return ParseIn(ctx, d, fileName, r, lim, nil, emit)
+}
+
+// DefaultBankZone is the time zone of a bank account whose Bank Settings
+// name none: the day of a camt.053 date-time is taken in it.
+const DefaultBankZone = "Europe/Stockholm"
+
+var defaultZone = func() *time.Location {
+	z, err := time.LoadLocation(DefaultBankZone)
+	if err != nil {
+		panic(err) // time/tzdata is linked in (engine/export.go)
+	}
+	return z
+}()
+
+// ParseIn is Parse with the bank accounts' time zones: zones returns the
+// zone of an account, nil for DefaultBankZone; zones itself may be nil.
+func ParseIn(ctx context.Context, d *Descriptor, fileName string, r io.Reader, lim Limits, zones func(account string) *time.Location, emit func(Row) error) (Summary, error) {
 	var sum Summary
 	if d == nil {
 		return sum, engine.Invalid("descriptor", "%s: no import layout given", fileName)
@@ -159,7 +244,7 @@ func Parse(ctx context.Context, d *Descriptor, fileName string, r io.Reader, lim
 			map[string]any{"format": formatName(format), "layout": d.Name, "layoutFormat": formatName(d.Format)},
 			"the file is %s, but the import layout %q reads %s", formatName(format), d.Name, formatName(d.Format))
 	}
-	p := &parser{ctx: ctx, c: c, file: fileName, lim: lim, sum: &sum, emit: emit}
+	p := &parser{ctx: ctx, c: c, file: fileName, lim: lim, sum: &sum, emit: emit, zones: zones}
 	switch d.Format {
 	case FormatCSV:
 		err = p.csv(br)
@@ -189,6 +274,17 @@ type parser struct {
 	emit func(Row) error
 	// lastBadLine is the line of the latest row error (rows come in order).
 	lastBadLine int
+	zones       func(account string) *time.Location
+}
+
+// zone is the time zone of a bank account.
+func (p *parser) zone(account string) *time.Location {
+	if p.zones != nil {
+		if z := p.zones(account); z != nil {
+			return z
+		}
+	}
+	return defaultZone
 }
 
 // emitError marks an error of the caller's emit so that classify passes it
@@ -318,6 +414,12 @@ func (p *parser) addRowError(e RowError) {
 	}
 }
 
+// note records a RowNote: code and params for the reader's language, the
+// English text from format.
+func (p *parser) note(line int, skipped bool, code string, params map[string]any, format string, args ...any) {
+	p.sum.AddNote(RowNote{Line: line, Skipped: skipped, Code: code, Params: params, Message: fmt.Sprintf(format, args...)})
+}
+
 // failed marks a value that was reported bad, so that finish does not
 // report it once more as missing.
 type failedValue struct{}
@@ -327,8 +429,8 @@ var failed any = failedValue{}
 // finish completes a row whose values are set: defaults fill empty fields,
 // required fields are checked, and a row without errors is emitted. bad
 // says whether errors were already recorded for the row; cols gives the
-// column to report a missing value at (nil: 0).
-func (p *parser) finish(line int, values []any, bad bool, cols []int) error {
+// column to report a missing value at (nil: 0); identity is Row.Identity.
+func (p *parser) finish(line int, values []any, bad bool, cols []int, identity string) error {
 	for i, f := range p.c.fields {
 		if values[i] == failed {
 			values[i] = nil
@@ -374,7 +476,7 @@ func (p *parser) finish(line int, values []any, bad bool, cols []int) error {
 		return nil
 	}
 	p.sum.RowsEmitted++
-	if err := p.emit(Row{Line: line, Values: values}); err != nil {
+	if err := p.emit(Row{Line: line, Values: values, Identity: identity}); err != nil {
 		return &emitError{line: line, err: err}
 	}
 	return nil

@@ -286,9 +286,9 @@ func TestFileErrorsHaveCodes(t *testing.T) {
 			"import.file.pdf file=s.pdf"},
 		{"camt.053 cut short", defaultDescriptor(t, Bank, FormatCamt053), "c.xml", camt[:len(camt)/2], Limits{},
 			"import.file.xmlTruncated column=12 file=c.xml line=58"},
-		{"MT940 with a stray line", defaultDescriptor(t, Bank, FormatMT940), "s.sta",
-			[]byte(":940:\nhello\n" + mt), Limits{},
-			"import.file.notMt940Field column=1 file=s.sta line=2"},
+		{"MT940 fragment", defaultDescriptor(t, Bank, FormatMT940), "s.sta",
+			[]byte(":940:\nhello\n:25:X\n" + mt), Limits{},
+			"import.file.mt940Fragment column=1 file=s.sta line=3 tag=25"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -32,6 +32,11 @@ type File struct {
 	ErrorCode       *string        `json:"errorCode,omitempty"`
 	ErrorParams     map[string]any `json:"errorParams,omitempty"`
 	RowErrors       []RowError     `json:"rowErrors"`
+	// RowNotes names the rows not stored (a line the same as an earlier
+	// one, a booking already loaded, an entry not booked) and values read
+	// other than written, each with its reason; NoteCount counts all.
+	RowNotes        []RowNote      `json:"rowNotes"`
+	NoteCount       int            `json:"noteCount"`
 	ExtractionLogID *int64         `json:"extractionLogId"`
 	CreatedOn       time.Time      `json:"createdOn"`
 	CreatedBy       string         `json:"createdBy"`
@@ -97,18 +102,22 @@ func (s *Service) Layouts() []Layout {
 }
 
 const fileColumns = `id, kind, file_name, format, descriptor, status, rows_read, rows_loaded, rows_overlap, error, row_errors,
-	extraction_log_id, created_on, created_by, started_on, finished_on, error_code, error_params`
+	extraction_log_id, created_on, created_by, started_on, finished_on, error_code, error_params, row_notes, note_count`
 
 func scanFile(row pgx.Row) (*File, error) {
 	var f File
-	var rowErrors []byte
+	var rowErrors, rowNotes []byte
 	err := row.Scan(&f.ImportID, &f.Kind, &f.FileName, &f.Format, &f.Layout, &f.Status, &f.RowsRead, &f.RowsLoaded, &f.RowsOverlap,
-		&f.Error, &rowErrors, &f.ExtractionLogID, &f.CreatedOn, &f.CreatedBy, &f.StartedOn, &f.FinishedOn, &f.ErrorCode, &f.ErrorParams)
+		&f.Error, &rowErrors, &f.ExtractionLogID, &f.CreatedOn, &f.CreatedBy, &f.StartedOn, &f.FinishedOn, &f.ErrorCode, &f.ErrorParams,
+		&rowNotes, &f.NoteCount)
 	if err != nil {
 		return nil, err
 	}
 	if len(rowErrors) > 0 {
 		json.Unmarshal(rowErrors, &f.RowErrors)
+	}
+	if len(rowNotes) > 0 {
+		json.Unmarshal(rowNotes, &f.RowNotes)
 	}
 	return &f, nil
 }
@@ -135,7 +144,7 @@ func (s *Service) Recent(ctx context.Context, limit int) ([]*File, error) {
 		if err != nil {
 			return nil, err
 		}
-		f.RowErrors = nil
+		f.RowErrors, f.RowNotes = nil, nil
 		out = append(out, f)
 	}
 	return out, rows.Err()

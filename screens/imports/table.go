@@ -105,7 +105,7 @@ func (p *parser) table(src records, cell cellFunc) error {
 			}
 			values[c.dc.field] = v
 		}
-		return p.finish(line, values, bad, errCols)
+		return p.finish(line, values, bad, errCols, "")
 	}
 	for {
 		line, rec, err := src.next()

@@ -56,7 +56,7 @@ func (s *Service) giveUp(ctx context.Context, id int64, tries int, cause error) 
 	if err != nil {
 		return err
 	}
-	return s.finish(ctx, id, kind, name, actor, nil, 0, 0,
+	return s.finish(ctx, id, kind, name, actor, nil, 0, 0, nil,
 		engine.Unavailable("%s could not be loaded after %d tries: %s. Nothing was loaded; upload it again.", name, tries, engine.MessageOf(cause)).
 			With("import.gaveUp", "file", name, "tries", tries, "detail", engine.MessageOf(cause)))
 }

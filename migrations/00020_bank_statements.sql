@@ -1,0 +1,52 @@
+-- +goose Up
+-- Real bank statements (issue: every booking in, none lost, none invented).
+
+-- The rows an import did not store, or stored other than written, each with
+-- its line and reason: [{line, skipped, message, code, params}], the first
+-- 1,000; note_count counts all.
+alter table import_file
+    add column row_notes  jsonb,
+    add column note_count integer not null default 0;
+
+-- The time zone of a bank account: the day of a camt.053 date-time is taken
+-- in it (empty: Europe/Stockholm, imports.DefaultBankZone).
+-- +goose StatementBegin
+create function is_time_zone(zone text) returns boolean
+    language sql stable
+    as $$ select exists (select 1 from pg_timezone_names where name = zone) $$;
+-- +goose StatementEnd
+alter table bank_account_currency
+    add column time_zone text constraint bank_account_currency_time_zone_check check (time_zone is null or is_time_zone(time_zone));
+
+-- Each statement a bank file brought (MT940 :20: to :62F:, camt.053 Stmt):
+-- what chains an account's statements from one file to the next. identity
+-- is the statement part of its entries' natural keys.
+create table bank_statement (
+    id               bigint generated always as identity primary key,
+    import_file_id   bigint not null references import_file (id),
+    identity         text not null collate "C" unique,
+    account          text not null,
+    reference        text not null default '',
+    number           text not null default '',
+    sequence         bigint,          -- the statement number, when it is one (:28C: 00301/1 -> 301; ElctrncSeqNb)
+    currency         text,
+    opening_date     date,
+    opening_balance  numeric(20, 2),
+    closing_date     date,
+    closing_balance  numeric(20, 2),
+    entries          integer not null default 0,
+    warning          text,            -- the chain's break, in English
+    warning_code     text,
+    warning_params   jsonb
+);
+create index bank_statement_account_idx on bank_statement (account, closing_date, id);
+
+-- The warning of a booking's statement, for the processed bank files grid.
+alter table bank_booking add column statement_warning text;
+
+-- +goose Down
+alter table bank_booking drop column statement_warning;
+drop table bank_statement;
+alter table bank_account_currency drop column time_zone;
+drop function is_time_zone(text);
+alter table import_file drop column row_notes, drop column note_count;
