@@ -34,6 +34,13 @@ func TestRowErrors(t *testing.T) {
 				{Line: 6, Column: 5, Field: "Currency", Message: `Currency is required but empty`},
 				{Line: 7, Column: 7, Field: "SaleAmount", Message: `SaleAmount: "1,5" is not an amount with decimal separator '.' and no thousands separator`},
 			}},
+		{name: "csv: an unquoted 12,50 and a short row are refused, a trailing delimiter is not", desc: defaultDescriptor(t, Ticket, FormatCSV), file: "t.csv", emitted: 1,
+			data: "TicketNumber,TransDate,PaymentType,CountryCode,Currency,TransactionCode,SaleAmount\n" +
+				"1251234567890,2026-11-02,CC,SE,SEK,TKTT,12,50\n1251234567891,2026-11-02,CC,SE,SEK\n1251234567892,2026-11-02,CC,SE,SEK,TKTT,2.00,\n",
+			want: []RowError{
+				{Line: 2, Message: "the row has 8 fields, but the header has 7; is a value holding the delimiter (12,50) not quoted?"},
+				{Line: 3, Message: "the row has 5 fields, but the header has 7; is a value holding the delimiter (12,50) not quoted?"},
+			}},
 		{name: "csv stray quote is one bad row", desc: defaultDescriptor(t, Ticket, FormatCSV), file: "t.csv", emitted: 1,
 			data: "TicketNumber,TransDate,PaymentType,CountryCode,Currency,TransactionCode,SaleAmount\n1251234567890,2026-11-02,C\"C,SE,SEK,TKTT,1.00\n1251234567891,2026-11-02,CC,SE,SEK,TKTT,2.00\n",
 			want: []RowError{{Line: 2, Message: `the record cannot be read: bare " in non-quoted-field (at line 2, column 27)`}}},

@@ -2,6 +2,7 @@ package imports
 
 import (
 	"bytes"
+	"errors"
 	"path"
 	"slices"
 	"strings"
@@ -31,7 +32,23 @@ func Detect(kind Kind, fileName string, head []byte) (string, error) {
 	case len(head) == 0:
 		return bad("import.file.empty", nil, "the file is empty")
 	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
-		format = FormatXLSX
+		name, content := zipEntry(head)
+		if name == "" || isWorkbookPart(name) || ext == ".xlsx" || ext == ".xlsm" {
+			format = FormatXLSX
+			break
+		}
+		// A zip of statements is read as its statements' format (zipped.go).
+		inner, err := Detect(Bank, name, content)
+		if err != nil || inner != FormatCamt053 && inner != FormatMT940 {
+			detail := "not a camt.053 or MT940 statement"
+			var e *engine.Error
+			if errors.As(err, &e) {
+				detail = strings.TrimPrefix(e.Message, name+": ")
+			}
+			return bad("import.file.zipOfOther", map[string]any{"entry": name, "detail": detail},
+				"the file is a zip archive holding %s, neither an XLSX workbook nor bank statements: %s", name, detail)
+		}
+		format = inner
 	case bytes.HasPrefix(head, []byte("PK\x05\x06")):
 		return bad("import.file.emptyZip", nil, "the file is an empty zip archive, not an XLSX workbook")
 	case bytes.HasPrefix(head, []byte{0xD0, 0xCF, 0x11, 0xE0}):

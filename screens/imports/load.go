@@ -391,8 +391,8 @@ func (s *Service) moveStaged(ctx context.Context, tx pgx.Tx, id int64, t target,
 			sum.AddNote(RowNote{Line: line, Skipped: true, Code: "import.skip.present", Params: map[string]any{"importId": *earlier, "file": file},
 				Message: fmt.Sprintf("already loaded by import %d (%s)", *earlier, file)})
 		default:
-			sum.AddNote(RowNote{Line: line, Skipped: true, Code: "import.skip.present", Params: map[string]any{},
-				Message: "already loaded by an earlier entry"})
+			sum.AddNote(RowNote{Line: line, Skipped: true, Code: "import.skip.presentNoImport",
+				Message: "already present (stored without an import)"})
 		}
 	}
 	return loaded, repeated, rows.Err()

@@ -244,7 +244,7 @@ func (p *parser) mt940(r io.Reader) error {
 				continue
 			}
 			if strings.HasPrefix(line, "{2:I942") || strings.HasPrefix(line, "{2:O942") {
-				return fileError(p.file, lineNo, 1, "import.file.mt942", map[string]any{"tag": "{2:942}"},
+				return fileError(p.file, lineNo, 1, "import.file.mt942Header", nil,
 					"the SWIFT header says MT942, an interim transaction report, not an MT940 statement; import the end-of-day MT940 statement instead")
 			}
 			end := blockEnd(line)
@@ -481,7 +481,7 @@ func (p *parser) mtStatementLine(st *mtStatement, f *mtField) *mtLine {
 		return l
 	}
 	clampNote := func(what, written string, t time.Time) {
-		p.note(f.line, false, "import.note.lastDayOfMonth", map[string]any{"field": what, "value": written, "date": t.Format("2006-01-02")},
+		p.note(f.line, false, "import.note.lastDayOfMonth", map[string]any{"value": written, "date": t.Format("2006-01-02")},
 			":61: %s %s is not a day of its month; read as the month's last day, %s", what, written, t.Format("2006-01-02"))
 	}
 	if st.account != "" {

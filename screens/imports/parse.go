@@ -2,6 +2,7 @@ package imports
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -245,14 +246,16 @@ func ParseIn(ctx context.Context, d *Descriptor, fileName string, r io.Reader, l
 			"the file is %s, but the import layout %q reads %s", formatName(format), d.Name, formatName(d.Format))
 	}
 	p := &parser{ctx: ctx, c: c, file: fileName, lim: lim, sum: &sum, emit: emit, zones: zones}
-	switch d.Format {
-	case FormatCSV:
+	switch {
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")) && (d.Format == FormatCamt053 || d.Format == FormatMT940):
+		err = p.zipped(br)
+	case d.Format == FormatCSV:
 		err = p.csv(br)
-	case FormatXLSX:
+	case d.Format == FormatXLSX:
 		err = p.xlsx(br)
-	case FormatCamt053:
+	case d.Format == FormatCamt053:
 		err = p.camt053(br)
-	case FormatMT940:
+	case d.Format == FormatMT940:
 		err = p.mt940(br)
 	}
 	if err != nil {

@@ -29,19 +29,19 @@ type File struct {
 	Error       *string `json:"error"`
 	// ErrorCode and ErrorParams: the message code of Error and its
 	// parameters, for the UI to show it in the reader's language.
-	ErrorCode       *string        `json:"errorCode,omitempty"`
-	ErrorParams     map[string]any `json:"errorParams,omitempty"`
-	RowErrors       []RowError     `json:"rowErrors"`
+	ErrorCode   *string        `json:"errorCode,omitempty"`
+	ErrorParams map[string]any `json:"errorParams,omitempty"`
+	RowErrors   []RowError     `json:"rowErrors"`
 	// RowNotes names the rows not stored (a line the same as an earlier
 	// one, a booking already loaded, an entry not booked) and values read
 	// other than written, each with its reason; NoteCount counts all.
-	RowNotes        []RowNote      `json:"rowNotes"`
-	NoteCount       int            `json:"noteCount"`
-	ExtractionLogID *int64         `json:"extractionLogId"`
-	CreatedOn       time.Time      `json:"createdOn"`
-	CreatedBy       string         `json:"createdBy"`
-	StartedOn       *time.Time     `json:"startedOn"`
-	FinishedOn      *time.Time     `json:"finishedOn"`
+	RowNotes        []RowNote  `json:"rowNotes"`
+	NoteCount       int        `json:"noteCount"`
+	ExtractionLogID *int64     `json:"extractionLogId"`
+	CreatedOn       time.Time  `json:"createdOn"`
+	CreatedBy       string     `json:"createdBy"`
+	StartedOn       *time.Time `json:"startedOn"`
+	FinishedOn      *time.Time `json:"finishedOn"`
 }
 
 // Layout is a file layout the server knows, for the import screen.

@@ -1,6 +1,8 @@
 package imports
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -221,4 +223,41 @@ func TestStatementsChainAcrossFiles(t *testing.T) {
 			t.Errorf("%s: notes %+v", c.file, f.RowNotes)
 		}
 	}
+}
+
+func zipOf(t *testing.T, files ...string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := zip.NewWriter(&buf)
+	for i := 0; i+1 < len(files); i += 2 {
+		f, err := w.Create(files[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write([]byte(files[i+1]))
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestZipOfStatements(t *testing.T) {
+	l := newLoader(t)
+	day := func(n string) string {
+		return ":20:D" + n + "\n:25:DE89370400440532013000\n:28C:" + n + "\n:60F:C26110" + n + "EUR0,00\n:61:26110" + n + "C1,00NTRFNONREF\n:86:day " + n + "\n:62F:C26110" + n + "EUR1,00\n-\n"
+	}
+	content := zipOf(t, "__MACOSX/._x", "junk", "statements/", "", "statements/2.sta", day("2"), "statements/1.sta", day("1"))
+	f := l.load(t, Bank, "november.zip", content, "")
+	if f.Status != "succeeded" || f.RowsLoaded != 2 || f.Format != FormatMT940 {
+		t.Fatalf("%s %s: loaded %d (%v)", f.Status, f.Format, f.RowsLoaded, deref(f.Error))
+	}
+	// Statements with another format inside, or no statements at all, are refused by name.
+	if _, err := Detect(Bank, "mixed.zip", zipOf(t, "a.sta", day("3"), "b.xml", camtDoc("", ""))); err != nil {
+		t.Fatalf("detect: %v", err) // the first entry decides the format ...
+	}
+	_, _, err := parseBytes(t, defaultDescriptor(t, Bank, FormatMT940), "mixed.zip", zipOf(t, "a.sta", day("3"), "b.xml", camtDoc("", "")), Limits{})
+	checkInvalid(t, err, "mixed.zip/b.xml: the file is a camt.053 statement, but the zip's first statement") // ... and every other must have it
+	_, err = Detect(Bank, "tickets.zip", zipOf(t, "tickets.csv", "TicketNumber,TransDate\n"))
+	checkInvalid(t, err, "tickets.zip: the file is a zip archive holding tickets.csv, neither an XLSX workbook nor bank statements")
 }

@@ -24,6 +24,7 @@ type cellFunc func(i int, raw string) (any, *problem)
 func (p *parser) table(src records, cell cellFunc) error {
 	c := p.c
 	cols := make([]int, len(c.fields)) // 0-based source column per field, -1: none
+	width := 0                         // the header's fields; 0: no header
 	for i := range cols {
 		cols[i] = -1
 	}
@@ -60,6 +61,11 @@ func (p *parser) table(src records, cell cellFunc) error {
 		if err := p.mapHeader(header, line, cols, &dcCols); err != nil {
 			return err
 		}
+		for i, h := range header {
+			if strings.TrimSpace(h) != "" {
+				width = i + 1
+			}
+		}
 	}
 	for n := 0; n < c.d.SkipRows; n++ {
 		if _, _, err := src.next(); err != nil {
@@ -85,6 +91,14 @@ func (p *parser) table(src records, cell cellFunc) error {
 	process := func(line int, rec []string) error {
 		values := make([]any, len(c.fields))
 		bad := false
+		if n := fieldCount(rec, width, c.d.Format == FormatXLSX); n != width && width > 0 {
+			// An unquoted "12,50" in a comma-separated file splits one value
+			// in two and shifts every later one: never read such a row.
+			p.codedRowError(line, 0, "", "import.row.fieldCount", map[string]any{"count": n, "header": width},
+				"the row has %d fields, but the header has %d; is a value holding the delimiter (12,50) not quoted?", n, width)
+			p.sum.RowsRead++
+			return nil
+		}
 		for i, ci := range cols {
 			if ci < 0 || ci >= len(rec) {
 				continue
@@ -351,4 +365,20 @@ func joinInts(n []int) string {
 		s[i] = strconv.Itoa(v)
 	}
 	return strings.Join(s, ", ")
+}
+
+// fieldCount is how many fields a row has for comparison with the header's
+// width: trailing empty fields past the header do not count (a trailing
+// delimiter, a sheet's formatted empty cells), and a worksheet row may end
+// early (a sheet stores no empty cells), so for one only fields past the
+// header count.
+func fieldCount(rec []string, width int, sheet bool) int {
+	n := len(rec)
+	for n > width && strings.TrimSpace(rec[n-1]) == "" {
+		n--
+	}
+	if sheet && n < width {
+		return width
+	}
+	return n
 }

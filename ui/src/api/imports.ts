@@ -27,6 +27,21 @@ export interface RowError {
   params?: Record<string, unknown> | null;
 }
 
+/**
+ * A row the import did not store (skipped: the same as an earlier line, already loaded by an
+ * earlier import, a camt.053 entry that is not booked), a value read other than written, or a
+ * warning that a bank statement does not follow on from the account's previous one.
+ */
+export interface RowNote {
+  line: number;
+  /** The row was not stored. */
+  skipped?: boolean;
+  message: string;
+  /** The message code of `message` and its parameters (serverMessages.<code>). */
+  code: string;
+  params?: Record<string, unknown> | null;
+}
+
 export interface ImportFile {
   importId: number;
   kind: ImportKind;
@@ -41,6 +56,10 @@ export interface ImportFile {
   errorCode?: string | null;
   errorParams?: Record<string, unknown> | null;
   rowErrors?: RowError[] | null;
+  /** The notes of a succeeded import, at most the first 1,000 of them. */
+  rowNotes?: RowNote[] | null;
+  /** How many notes the import has in all (the list may hold fewer). */
+  noteCount?: number;
   extractionLogId?: number | null;
   createdOn?: string | null;
   createdBy?: string | null;

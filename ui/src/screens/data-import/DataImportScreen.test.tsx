@@ -271,6 +271,62 @@ describe('data import screen', () => {
     expect(sessionStorage.getItem(EXTRACTION_LOGS_TAB_KEY)).toBe('ticketFiles');
   });
 
+  it('lists the notes of a succeeded import in the reader\'s language, tagging the rows not loaded', async () => {
+    const file = csv('b.sta');
+    const rowNotes = [
+      { line: 4, skipped: true, message: 'already loaded by import 3 (a.sta)', code: 'import.skip.present', params: { importId: 3, file: 'a.sta' } },
+      { line: 9, message: '260230 is not a day of its month; read as the month\'s last day, 2026-02-28', code: 'import.note.lastDayOfMonth', params: { value: '260230', date: '2026-02-28' } },
+    ];
+    mocks.apiUpload.mockResolvedValue(queued(file));
+    answer('imports/5', { ...queued(file), status: 'succeeded', rowsRead: 12, rowsLoaded: 11, rowsOverlap: 1, rowNotes, noteCount: 2 });
+    await act(async () => {
+      await i18n.changeLanguage('sv');
+    });
+    try {
+      renderScreen();
+      chooseKind('bank');
+      chooseFiles(file);
+      await waitFor(() => expect(row('b.sta').getAttribute('data-status')).toBe('succeeded'));
+      const r = within(row('b.sta'));
+      // The outcome stays the count of rows loaded and already present.
+      expect(r.getByTestId('import-outcome').textContent).toBe('11 rader inlästa · 1 fanns redan');
+      expect(r.queryByTestId('import-row-notes')).toBeNull();
+      const toggle = r.getByTestId('import-row-notes-toggle');
+      expect(toggle.textContent?.trim()).toBe('Visa 2 anmärkningar');
+      fireEvent.click(toggle);
+      expect(toggle.textContent?.trim()).toBe('Dölj anmärkningar');
+      const items = within(r.getByTestId('import-row-notes')).getAllByRole('listitem');
+      expect(items.map((item) => item.textContent)).toEqual([
+        'rad 4: redan inläst av import 3 (a.sta) ej inläst',
+        'rad 9: 260230 är ingen dag i sin månad; läst som månadens sista dag, 2026-02-28',
+      ]);
+      expect(within(items[0]!).getByText('ej inläst').className).toContain('row-notes__tag');
+      expect(within(items[1]!).queryByText('ej inläst')).toBeNull();
+      expect(r.queryByTestId('import-row-errors-toggle')).toBeNull();
+    } finally {
+      await act(async () => {
+        await i18n.changeLanguage('en');
+      });
+    }
+  });
+
+  it('counts the notes the list leaves out', async () => {
+    const file = csv('big.sta');
+    const rowNotes = Array.from({ length: 1000 }, (_, i) => ({ line: i + 2, skipped: true, message: 'the same record as line 1 (equal identifying fields): loaded once', code: 'import.skip.repeated', params: { first: 1 } }));
+    mocks.apiUpload.mockResolvedValue(queued(file));
+    answer('imports/5', { ...queued(file), status: 'succeeded', rowsRead: 1500, rowsLoaded: 1, rowNotes, noteCount: 1499 });
+    renderScreen();
+    chooseKind('bank');
+    chooseFiles(file);
+    await waitFor(() => expect(row('big.sta').getAttribute('data-status')).toBe('succeeded'));
+    const r = within(row('big.sta'));
+    fireEvent.click(r.getByText('Show 1499 notes'));
+    const items = within(r.getByTestId('import-row-notes')).getAllByRole('listitem');
+    expect(items).toHaveLength(101);
+    expect(items[0]!.textContent).toBe('line 2: the same record as line 1 (equal identifying fields): loaded once not loaded');
+    expect(items[100]!.textContent).toBe('…and 1399 more');
+  });
+
   it('lists recent imports with time, kind, file, coloured status, rows and who', async () => {
     seedSession();
     answer('imports', RECENT);

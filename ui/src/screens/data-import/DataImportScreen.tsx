@@ -3,7 +3,7 @@
  * optionally its layout, drop or choose files; each file is uploaded on its own, then its
  * import job is followed until it has succeeded or failed. Below, the recent imports.
  */
-import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { SelectButton } from 'primereact/selectbutton';
@@ -17,8 +17,8 @@ import { useCurrentUser } from '../../auth/useSession';
 import { getAppConfig } from '../../config/appConfig';
 import { formatDate } from '../../lib/dates';
 import { serverMessage } from '../../api/client';
-import { IMPORT_KINDS, importsApi, isFinished, type ImportFile, type ImportKind, type ImportLayout, type ImportStatus } from '../../api/imports';
-import { extractionLogLink, formatBytes, formatCount, ROW_ERROR_LIMIT, rowErrorText, selectExtractionLogTab } from './importFormat';
+import { IMPORT_KINDS, importsApi, isFinished, type ImportFile, type ImportKind, type ImportLayout, type ImportStatus, type RowNote } from '../../api/imports';
+import { extractionLogLink, formatBytes, formatCount, ROW_ERROR_LIMIT, rowErrorText, rowNoteText, selectExtractionLogTab } from './importFormat';
 import { isDone, useImportQueue, type UploadEntry, type UploadOutcome, type UploadPhase } from './useImportQueue';
 import './data-import.css';
 
@@ -228,6 +228,7 @@ function UploadRow({ entry, locale }: { entry: UploadEntry; locale: string }) {
         </div>
         {!finished && <PhaseBar entry={entry} />}
         {entry.phase === 'failed' && result?.rowErrors && result.rowErrors.length > 0 && <RowErrorList errors={result.rowErrors} />}
+        {entry.phase === 'succeeded' && result?.rowNotes && result.rowNotes.length > 0 && <RowNoteList notes={result.rowNotes} noteCount={result.noteCount} />}
       </div>
       <div className="import-row__side">
         <Tag value={t(`imports.phase.${entry.phase}`)} severity={PHASE_SEVERITY[entry.phase]} data-testid="import-status" />
@@ -287,25 +288,89 @@ function PhaseBar({ entry }: { entry: UploadEntry }) {
   return null;
 }
 
-function RowErrorList({ errors }: { errors: NonNullable<ImportFile['rowErrors']> }) {
-  const { t } = useTranslation();
+/**
+ * A collapsible list of row messages under an import (its row errors or its notes): a toggle
+ * with the count, the first ROW_ERROR_LIMIT items, and how many more there are.
+ */
+function RowMessageList({
+  total,
+  items,
+  showText,
+  hideText,
+  moreText,
+  testId,
+  variant,
+}: {
+  /** How many messages there are in all; more than `items` when the server or the screen shortened the list. */
+  total: number;
+  items: ReactNode[];
+  showText: string;
+  hideText: string;
+  moreText: (count: number) => string;
+  testId: string;
+  variant: 'errors' | 'notes';
+}) {
   const [open, setOpen] = useState(false);
-  const shown = errors.slice(0, ROW_ERROR_LIMIT);
+  const shown = items.slice(0, ROW_ERROR_LIMIT);
+  const more = Math.max(total, items.length) - shown.length;
   return (
-    <div className="row-errors">
-      <button type="button" className="link-button row-errors__toggle" aria-expanded={open} onClick={() => setOpen((o) => !o)} data-testid="import-row-errors-toggle">
-        <i className={`pi ${open ? 'pi-chevron-down' : 'pi-chevron-right'}`} aria-hidden="true" />{' '}
-        {open ? t('imports.hideRowErrors') : t('imports.showRowErrors', { count: errors.length })}
+    <div className={`row-errors row-errors--${variant}`}>
+      <button type="button" className="link-button row-errors__toggle" aria-expanded={open} onClick={() => setOpen((o) => !o)} data-testid={`${testId}-toggle`}>
+        <i className={`pi ${open ? 'pi-chevron-down' : 'pi-chevron-right'}`} aria-hidden="true" /> {open ? hideText : showText}
       </button>
       {open && (
-        <ol className="row-errors__list" data-testid="import-row-errors">
-          {shown.map((error, index) => (
-            <li key={index}>{rowErrorText(error, t)}</li>
+        <ol className="row-errors__list" data-testid={testId}>
+          {shown.map((item, index) => (
+            <li key={index}>{item}</li>
           ))}
-          {errors.length > shown.length && <li className="muted">{t('imports.moreRowErrors', { count: errors.length - shown.length })}</li>}
+          {more > 0 && <li className="muted">{moreText(more)}</li>}
         </ol>
       )}
     </div>
+  );
+}
+
+function RowErrorList({ errors }: { errors: NonNullable<ImportFile['rowErrors']> }) {
+  const { t } = useTranslation();
+  return (
+    <RowMessageList
+      total={errors.length}
+      items={errors.map((error) => rowErrorText(error, t))}
+      showText={t('imports.showRowErrors', { count: errors.length })}
+      hideText={t('imports.hideRowErrors')}
+      moreText={(count) => t('imports.moreRowErrors', { count })}
+      testId="import-row-errors"
+      variant="errors"
+    />
+  );
+}
+
+/** The notes of a succeeded import: rows not stored (tagged "not loaded"), values read otherwise, statement warnings. */
+function RowNoteList({ notes, noteCount }: { notes: RowNote[]; noteCount?: number | null }) {
+  const { t } = useTranslation();
+  const total = Math.max(noteCount ?? 0, notes.length);
+  return (
+    <RowMessageList
+      total={total}
+      items={notes.map((note) => (
+        <>
+          {rowNoteText(note, t)}
+          {note.skipped && (
+            <>
+              {' '}
+              <span className="row-notes__tag" data-testid="import-row-note-skipped">
+                {t('imports.notLoaded')}
+              </span>
+            </>
+          )}
+        </>
+      ))}
+      showText={t('imports.showRowNotes', { count: total })}
+      hideText={t('imports.hideRowNotes')}
+      moreText={(count) => t('imports.moreRowNotes', { count })}
+      testId="import-row-notes"
+      variant="notes"
+    />
   );
 }
 

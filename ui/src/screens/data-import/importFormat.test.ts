@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import i18n from '../../i18n';
-import { extractionLogLink, extractionLogTab, formatBytes, rowErrorText } from './importFormat';
+import { extractionLogLink, extractionLogTab, formatBytes, rowErrorText, rowNoteText } from './importFormat';
 
 describe('import helpers', () => {
   it('maps kinds to the extraction-log tabs', () => {
@@ -40,5 +40,18 @@ describe('import helpers', () => {
       params: { field: 'ProcessingDate', value: '"02/11/2026"', format: 'yyyy-MM-dd' },
     };
     expect(rowErrorText(coded, i18n.t.bind(i18n))).toBe('rad 4, kolumn 2 (ProcessingDate): "02/11/2026" är inte ett datum i formatet yyyy-MM-dd');
+  });
+
+  it('writes row notes with their line, in the UI language, else in the English the server sent', async () => {
+    await i18n.changeLanguage('en');
+    const t = i18n.t.bind(i18n);
+    const gap = { line: 1, message: 'gap', code: 'import.note.statementGap', params: { statement: '7', number: 7, previous: '5', file: 'a.sta', previousNumber: 5 } };
+    expect(rowNoteText(gap, t)).toBe('line 1: statement 7 is number 7, but the previous one, 5 (a.sta), is number 5: a statement is missing');
+    expect(rowNoteText({ line: 3, message: 'something new', code: 'import.note.unknownToTheUi' }, t)).toBe('line 3: something new');
+    // A note of no line (a statement as a whole) is its message alone.
+    expect(rowNoteText({ line: 0, message: 'whole file', code: 'import.note.unknownToTheUi' }, t)).toBe('whole file');
+    await i18n.changeLanguage('es');
+    expect(rowNoteText({ line: 5, skipped: true, message: 'x', code: 'import.skip.presentNoImport' }, i18n.t.bind(i18n))).toBe('línea 5: ya existía (guardado sin importación)');
+    await i18n.changeLanguage('en');
   });
 });

@@ -3,7 +3,7 @@
  * extraction-log row lives (the metadata screen dashboard/extraction-logs and its tab).
  */
 import { serverMessage } from '../../api/client';
-import type { ImportKind, RowError } from '../../api/imports';
+import type { ImportKind, RowError, RowNote } from '../../api/imports';
 
 /** The extraction-logs metadata screen keeps its open tab here (engine/MetadataScreen). */
 export const EXTRACTION_LOGS_TAB_KEY = 'ledgerdesk.screenTab.extraction-logs';
@@ -79,4 +79,10 @@ export function rowErrorText(error: RowError, t: Translate): string {
   const text = serverMessage({ code: error.code, params: error.params, text: error.message });
   const message = error.field && text.startsWith(`${error.field}: `) ? text.slice(error.field.length + 2) : text;
   return `${where}: ${message}`;
+}
+
+/** "line 4: already loaded by import 3 (a.sta)", the message in the UI language when it has a code. */
+export function rowNoteText(note: RowNote, t: Translate): string {
+  const text = serverMessage({ code: note.code, params: note.params, text: note.message });
+  return note.line > 0 ? `${t('imports.rowError.line', { line: note.line })}: ${text}` : text;
 }
