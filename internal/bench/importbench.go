@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"ledgerdesk/engine"
 	"ledgerdesk/screens/imports"
 	"ledgerdesk/server"
@@ -126,5 +128,128 @@ func Import(ctx context.Context, dbURL string, cfg server.Config, rows int, out 
 		{"import (parse, check, stage, move, log)", took.Round(time.Millisecond).String(), perSec(took), ratio(took, floor)},
 	})
 	fmt.Fprintln(out, "\ntargets (DESIGN.md 7): at least 100,000 rows/s; at most 2x the bare COPY.")
+	return importStatements(actx, pool, imports.NewService(pool, nil, 0, slog.New(slog.NewTextHandler(out, nil))), rows, took, out)
+}
+
+// statementBookings is how many bookings each bank statement file of the
+// benchmark holds.
+const statementBookings = 100_000
+
+// importStatements loads a 100,000-booking MT940 and camt.053 file through
+// the import service (parse, identity, stage, move, processing, statement
+// chain) and shows their speed beside the CSV import's.
+func importStatements(ctx context.Context, pool *pgxpool.Pool, importer *imports.Service, csvRows int, csvTook time.Duration, out io.Writer) error {
+	fmt.Fprintf(out, "\nimport of %d bank bookings, as one MT940 and one camt.053 file\n\n", statementBookings)
+	perSec := func(n int, d time.Duration) string { return fmt.Sprintf("%.0f rows/s", float64(n)/d.Seconds()) }
+	lines := [][]string{{"card transactions, CSV", csvTook.Round(time.Millisecond).String(), perSec(csvRows, csvTook)}}
+	for _, f := range []struct {
+		name, label string
+		content     []byte
+	}{
+		{"bench-statements.sta", "bank bookings, MT940", mt940Statements(statementBookings)},
+		{"bench-statements.xml", "bank bookings, camt.053", camtStatements(statementBookings)},
+	} {
+		if _, err := pool.Exec(ctx, `truncate bank_booking, bank_statement cascade; delete from import_file where kind = 'bank'`); err != nil {
+			return err
+		}
+		if _, err := pool.Exec(ctx, `vacuum analyze bank_booking`); err != nil {
+			return err
+		}
+		start := time.Now()
+		res, err := importer.ImportNow(ctx, imports.Upload{Kind: imports.Bank, FileName: f.name, Content: imports.ContentOf(f.content)})
+		took := time.Since(start)
+		if err != nil {
+			return err
+		}
+		if res.Status != "succeeded" || res.RowsLoaded != statementBookings {
+			return fmt.Errorf("bench import %s: %s, %d of %d bookings loaded (%v)", f.name, res.Status, res.RowsLoaded, statementBookings, res.Error)
+		}
+		lines = append(lines, []string{f.label, took.Round(time.Millisecond).String(), perSec(statementBookings, took)})
+	}
+	table(out, []string{"file", "time", "speed"}, lines)
 	return nil
+}
+
+// mt940Statements builds n bookings as daily MT940 statements of 1,000
+// lines, whose balances add up.
+func mt940Statements(n int) []byte {
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	balance := int64(0)
+	for i := 0; i < n; {
+		d := day.Format("060102")
+		fmt.Fprintf(w, "{1:F01NDEASESSAXXX0000000000}{2:O940}{4:\n:20:STMT%s\n:25:SE4550000000058398257466\n:28C:%05d/1\n:60F:%s\n", d, i/1000+1, mtBalance(d, balance))
+		for j := 0; j < 1000 && i < n; j, i = j+1, i+1 {
+			cents := int64(100 + (i*7919)%500000)
+			mark := "C"
+			if i%3 == 0 {
+				mark, cents = "D", -cents
+			}
+			balance += cents
+			fmt.Fprintf(w, ":61:%s%s%s%d,%02dNTRFNONREF//B%d\n:86:NUVEI LIMITED PAYOUT %d SETTLEMENT\n", d, d[2:], mark, abs(cents)/100, abs(cents)%100, i, i)
+		}
+		fmt.Fprintf(w, ":62F:%s\n-}\n", mtBalance(d, balance))
+		day = day.AddDate(0, 0, 1)
+	}
+	w.Flush()
+	return buf.Bytes()
+}
+
+func mtBalance(yymmdd string, cents int64) string {
+	mark := "C"
+	if cents < 0 {
+		mark = "D"
+	}
+	return fmt.Sprintf("%s%sSEK%d,%02d", mark, yymmdd, abs(cents)/100, abs(cents)%100)
+}
+
+func abs(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// camtStatements builds n bookings as one camt.053 message of daily
+// statements of 1,000 entries, whose balances add up.
+func camtStatements(n int) []byte {
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	w.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt><GrpHdr><MsgId>BENCH</MsgId><CreDtTm>2026-01-01T00:00:00</CreDtTm></GrpHdr>` + "\n")
+	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	balance := int64(0)
+	amount := func(cents int64) string { return fmt.Sprintf("%d.%02d", abs(cents)/100, abs(cents)%100) }
+	indicator := func(cents int64) string {
+		if cents < 0 {
+			return "DBIT"
+		}
+		return "CRDT"
+	}
+	for i := 0; i < n; {
+		d := day.Format("2006-01-02")
+		fmt.Fprintf(w, `<Stmt><Id>STMT-%s</Id><ElctrncSeqNb>%d</ElctrncSeqNb><Acct><Id><IBAN>SE4550000000058398257466</IBAN></Id></Acct>`+
+			`<Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="SEK">%s</Amt><CdtDbtInd>%s</CdtDbtInd><Dt><Dt>%s</Dt></Dt></Bal>`+"\n",
+			d, i/1000+1, amount(balance), indicator(balance), d)
+		var entries bytes.Buffer
+
+		for j := 0; j < 1000 && i < n; j, i = j+1, i+1 {
+			cents := int64(100 + (i*7919)%500000)
+			if i%3 == 0 {
+				cents = -cents
+			}
+			balance += cents
+			fmt.Fprintf(&entries, `<Ntry><Amt Ccy="SEK">%s</Amt><CdtDbtInd>%s</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>%s</Dt></BookgDt><ValDt><Dt>%s</Dt></ValDt>`+
+				`<AcctSvcrRef>B%d</AcctSvcrRef><NtryDtls><TxDtls><RmtInf><Ustrd>NUVEI LIMITED PAYOUT %d</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`+"\n",
+				amount(cents), indicator(cents), d, d, i, i)
+		}
+		fmt.Fprintf(w, `<Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy="SEK">%s</Amt><CdtDbtInd>%s</CdtDbtInd><Dt><Dt>%s</Dt></Dt></Bal>`+"\n",
+			amount(balance), indicator(balance), d)
+		w.Write(entries.Bytes())
+		w.WriteString("</Stmt>\n")
+		day = day.AddDate(0, 0, 1)
+	}
+	w.WriteString("</BkToCstmrStmt></Document>\n")
+	w.Flush()
+	return buf.Bytes()
 }

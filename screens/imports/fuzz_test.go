@@ -98,7 +98,24 @@ func addSeeds(f *testing.F, target string) {
 	for _, name := range seeds[target] {
 		f.Add(readFixture(f, name))
 	}
+	// The statement targets start from every real statement of the corpus too.
+	if dir := corpusSeeds[target]; dir != "" {
+		err := filepath.WalkDir(filepath.Join("testdata", "corpus", dir), func(path string, e os.DirEntry, err error) error {
+			if err != nil || e.IsDir() || filepath.Ext(path) == ".yaml" {
+				return err
+			}
+			data, err := os.ReadFile(path)
+			f.Add(data)
+			return err
+		})
+		if err != nil {
+			f.Fatal(err)
+		}
+	}
 }
+
+// corpusSeeds names the corpus folder a fuzz target starts from.
+var corpusSeeds = map[string]string{"FuzzCamt053": "camt053", "FuzzMT940": "mt940"}
 
 func FuzzCSV(f *testing.F) {
 	addSeeds(f, "FuzzCSV")

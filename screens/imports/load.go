@@ -109,6 +109,11 @@ func (s *Service) run(ctx context.Context, id int64, open func() (io.ReadCloser,
 	var warnings []RowNote
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		cols := append(append([]string{}, t.columns...), "natural_key", "import_file_id")
+		var provenance []any // a bank booking carries its file, when and by whom from the start
+		if kind == Bank {
+			cols = append(cols, "file_name", "import_date_time", "created_by")
+			provenance = []any{name, s.now(), actor}
+		}
 		// copyRows parses the file and COPYs its good rows into table, the
 		// parser and COPY running side by side, rows handed over in batches;
 		// withLine adds each row's line (the staging table's last column).
@@ -152,7 +157,7 @@ func (s *Service) run(ctx context.Context, id int64, open func() (io.ReadCloser,
 							key += "#1" // the first of its equals; the staging path numbers the others
 						}
 					}
-					row := append(vals, key, id)
+					row := append(append(vals, key, id), provenance...)
 					if withLine {
 						row = append(row, r.Line)
 					}
@@ -228,10 +233,6 @@ func (s *Service) run(ctx context.Context, id int64, open func() (io.ReadCloser,
 		}
 		s.log.Info("import loaded", "import", id, "rows", loaded, "overlap", staged-loaded, "took", time.Since(start))
 		if kind == Bank {
-			if _, err := tx.Exec(ctx, `update bank_booking set file_name = $2, import_date_time = $3, created_by = $4 where import_file_id = $1`,
-				id, name, s.now(), actor); err != nil {
-				return err
-			}
 			if err := ProcessBank(ctx, tx, &id); err != nil {
 				return err
 			}

@@ -107,7 +107,7 @@ func (p *parser) zipped(r io.Reader) error {
 		}
 	}
 	if len(entries) > maxZipStatements {
-		return fileError(p.file, 0, 0, "import.file.zipParts", map[string]any{"count": len(entries), "max": maxZipStatements},
+		return fileError(p.file, 0, 0, "import.file.zipFiles", map[string]any{"count": len(entries), "max": maxZipStatements},
 			"the zip holds %d files, more than the %d an import may have", len(entries), maxZipStatements)
 	}
 	if len(entries) == 0 {
