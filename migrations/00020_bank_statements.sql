@@ -44,6 +44,25 @@ create index bank_statement_account_idx on bank_statement (account, closing_date
 -- The warning of a booking's statement, for the processed bank files grid.
 alter table bank_booking add column statement_warning text;
 
+-- A line of a CSV or XLSX bank export is now identified by all its values and
+-- its occurrence among equal lines (screens/imports/load.go), no longer by its
+-- archive reference: the bookings loaded so far get the same keys, so a later
+-- export overlapping them loads none of them again. (Bookings of camt.053 and
+-- MT940 files keep theirs: the statement and position that identify them now
+-- were not stored.)
+update bank_booking b set natural_key = k.base || '#' || k.n
+from (
+    select id, base, row_number() over (partition by base order by id) as n
+    from (
+        select b.id, concat_ws('|', b.bank_account, to_char(b.booked_date, 'YYYY-MM-DD'), coalesce(to_char(b.interest_date, 'YYYY-MM-DD'), ''),
+            coalesce(b.text, ''), b.amount_local::text, coalesce(b.currency, ''), coalesce(b.bank_archive_reference, ''), coalesce(b.number, ''),
+            coalesce(b.booked_balance_local_currency::text, '')) as base
+        from bank_booking b join import_file f on f.id = b.import_file_id
+        where f.format in ('csv', 'xlsx')
+    ) lines
+) k
+where b.id = k.id;
+
 -- +goose Down
 alter table bank_booking drop column statement_warning;
 drop table bank_statement;

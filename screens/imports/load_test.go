@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -448,4 +449,51 @@ func TestImportGivenUpAfterLastTry(t *testing.T) {
 	if again.Status != "succeeded" || again.RowsLoaded != 4 {
 		t.Errorf("upload again: %+v", again)
 	}
+}
+
+// Migration 00020 gives the bank bookings of CSV and XLSX files loaded
+// before it the keys the loader builds now: its SQL and keyOf must agree,
+// or an export overlapping old bookings would load them again.
+func TestMigratedBankKeysAreTheLoadersKeys(t *testing.T) {
+	l := newLoader(t)
+	csv := "BankAccount,BookedDate,InterestDate,Text,AmountLocal,Currency,BankArchiveReference,Number,BookedBalanceLocalCurrency\n" +
+		"SE4550000000058398257466,2026-11-05,,Card fee,-10,SEK,ARCH-0005,5,\n" +
+		"SE4550000000058398257466,2026-11-05,,Card fee,-10,SEK,ARCH-0005,5,\n" +
+		"SE4550000000058398257466,2026-11-06,2026-11-07,,12.3,SEK,,,99.5\n"
+	f := l.load(t, Bank, "old.csv", []byte(csv), "")
+	if f.RowsLoaded != 3 {
+		t.Fatalf("loaded %d of 3", f.RowsLoaded)
+	}
+	want := l.keys(t)
+	if _, err := l.pool.Exec(context.Background(), `update bank_booking set natural_key = 'old-' || id`); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile("../../migrations/00020_bank_statements.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, _, _ := strings.Cut(string(raw), "-- +goose Down")
+	start := strings.Index(up, "update bank_booking b set natural_key")
+	if start < 0 {
+		t.Fatal("the migration no longer rekeys bank bookings")
+	}
+	if _, err := l.pool.Exec(context.Background(), up[start:]); err != nil {
+		t.Fatal(err)
+	}
+	if got := l.keys(t); !slices.Equal(got, want) {
+		t.Errorf("migrated keys\n%q\nloader's keys\n%q", got, want)
+	}
+}
+
+func (l *loader) keys(t *testing.T) []string {
+	t.Helper()
+	rows, err := l.pool.Query(context.Background(), `select natural_key from bank_booking order by id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keys
 }

@@ -83,6 +83,19 @@ async function main() {
     ['TicketNumber,TransDate,PaymentType,CountryCode,Currency,TransactionCode,SaleAmount', `${String(stamp).slice(-12).padStart(12, '1')},2026-03-04,CARD,SE,SEK,SALE,100.00`, ''].join('\n'),
   );
 
+  // Two MT940 files of one account: the second repeats the first statement (every line with the
+  // same reference, NONREF) and adds a later one whose number skips a statement.
+  const account = `DE89370400440532${String(stamp).slice(-6)}`;
+  const statement = (number, day, open, close, lines) =>
+    [`:20:STARTUMS`, `:25:${account}`, `:28C:${number}/1`, `:60F:C2603${day}EUR${open}`,
+      ...lines.flatMap(([amount, text]) => [`:61:2603${day}03${day}${amount}NTRFNONREF//SAMEREF`, `:86:${text}`]),
+      `:62F:C2603${day}EUR${close}`, '-'].join('\n');
+  const first = statement('00001', '02', '100,00', '90,00', [['D5,00', `E2E fee ${stamp}`], ['D5,00', `E2E fee ${stamp}`]]);
+  const mtFirstName = `statement-e2e-${stamp}-1.sta`;
+  const mtBothName = `statement-e2e-${stamp}-1-3.sta`;
+  writeFileSync(path.join(dir, mtFirstName), `${first}\n`);
+  writeFileSync(path.join(dir, mtBothName), `${first}\n${statement('00003', '04', '90,00', '190,00', [['C100,00', `E2E payout ${stamp}`]])}\n`);
+
   const browser = await launchBrowser();
   try {
     const { context, page } = await openPage(browser, { viewport: { width: 1280, height: 800 } });
@@ -148,6 +161,25 @@ async function main() {
         `outcome ${outcome} (server said ${message})`);
       const tag = await uploadRow(page, bankName).locator('[data-testid="import-status"]').textContent();
       assert(tag === en.imports.phase.duplicate, `tag ${tag}`);
+    });
+
+    await check('MT940: equal lines with one reference all load; an overlapping file loads only the new one and names the rest', async () => {
+      await clearToasts(page);
+      await upload(page, 'bank', path.join(dir, mtFirstName));
+      assert((await waitForStatus(page, mtFirstName, ['succeeded', 'failed'])) === 'succeeded', 'first statement not loaded');
+      let outcome = await uploadRow(page, mtFirstName).locator('[data-testid="import-outcome"]').textContent();
+      assert(outcome.startsWith('2 rows loaded'), `outcome ${outcome}`);
+      await upload(page, 'bank', path.join(dir, mtBothName));
+      assert((await waitForStatus(page, mtBothName, ['succeeded', 'failed'])) === 'succeeded', 'second file not loaded');
+      const row = uploadRow(page, mtBothName);
+      outcome = await row.locator('[data-testid="import-outcome"]').textContent();
+      assert(outcome.startsWith('1 row loaded') && outcome.includes('2'), `outcome ${outcome}`);
+      await row.locator('[data-testid="import-row-notes-toggle"]').click();
+      const items = await row.locator('[data-testid="import-row-notes"] li').allTextContents();
+      assert(items.length === 3, `notes ${JSON.stringify(items)}`);
+      assert(items.filter((i) => i.includes(mtFirstName) && i.includes(en.imports.notLoaded)).length === 2, `present notes ${JSON.stringify(items)}`);
+      assert(items.some((i) => i.includes('is number 3') && i.includes('number 1')), `gap note ${JSON.stringify(items)}`);
+      await shot(page, 'imports-statement-notes');
     });
 
     await check('a ticket file with a 12-digit ticket number fails; its row error names line 2', async () => {
