@@ -41,7 +41,9 @@ var targets = map[Kind]target{
 	// identifies a booking. A statement's entry (camt.053, MT940) is its
 	// account, statement and position (Row.Identity).
 	Bank: {"bank_booking", []string{"bank_account", "booked_date", "interest_date", "text", "amount_local", "currency", "bank_archive_reference", "number", "booked_balance_local_currency"},
-		func(v []any) string { return keyOf(v[0], v[1], v[2], v[3], twoDecimals(v[4]), v[5], v[6], v[7], twoDecimals(v[8])) }, "Bank", true},
+		func(v []any) string {
+			return keyOf(v[0], v[1], v[2], v[3], twoDecimals(v[4]), v[5], v[6], v[7], twoDecimals(v[8]))
+		}, "Bank", true},
 }
 
 // twoDecimals writes an amount as the database shows a numeric(20, 2), so
