@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -260,4 +261,32 @@ func TestZipOfStatements(t *testing.T) {
 	checkInvalid(t, err, "mixed.zip/b.xml: the file is a camt.053 statement, but the zip's first statement") // ... and every other must have it
 	_, err = Detect(Bank, "tickets.zip", zipOf(t, "tickets.csv", "TicketNumber,TransDate\n"))
 	checkInvalid(t, err, "tickets.zip: the file is a zip archive holding tickets.csv, neither an XLSX workbook nor bank statements")
+}
+
+// Every camt.053 version in use reads alike: the reader matches local
+// names, so the same statement under each version's namespace gives the
+// same bookings (the corpus holds real files of .02, .04, .08 and .10).
+func TestCamtEveryVersion(t *testing.T) {
+	doc := string(readFixture(t, "camt053.xml"))
+	ns := "urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"
+	if !strings.Contains(doc, ns) {
+		t.Fatal("the fixture is no longer camt.053.001.02")
+	}
+	d := defaultDescriptor(t, Bank, FormatCamt053)
+	want, _, err := parseBytes(t, d, "v02.xml", []byte(doc), Limits{})
+	if err != nil || len(want) == 0 {
+		t.Fatalf("%v, %d rows", err, len(want))
+	}
+	for v := 3; v <= 13; v++ {
+		version := fmt.Sprintf("camt.053.001.%02d", v)
+		rows, sum, err := parseBytes(t, d, version+".xml", []byte(strings.ReplaceAll(doc, ns, "urn:iso:std:iso:20022:tech:xsd:"+version)), Limits{})
+		if err != nil || sum.ErrorCount > 0 || len(rows) != len(want) {
+			t.Fatalf("%s: %v, %d errors, %d rows of %d", version, err, sum.ErrorCount, len(rows), len(want))
+		}
+		for i := range rows {
+			if showRow(rows[i].Values) != showRow(want[i].Values) || rows[i].Identity != want[i].Identity {
+				t.Errorf("%s row %d: %s, want %s", version, i+1, showRow(rows[i].Values), showRow(want[i].Values))
+			}
+		}
+	}
 }
