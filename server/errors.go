@@ -52,8 +52,11 @@ func codeOfStatus(status int) engine.Code {
 			return code
 		}
 	}
-	if status == fiber.StatusMethodNotAllowed {
+	switch status {
+	case fiber.StatusMethodNotAllowed:
 		return engine.CodeNotFound
+	case fiber.StatusRequestHeaderFieldsTooLarge, fiber.StatusRequestURITooLong:
+		return engine.CodeTooLarge
 	}
 	return engine.CodeInternal
 }
@@ -67,6 +70,9 @@ func errorHandler(log *slog.Logger, uploadMax, bodyMax int64) fiber.ErrorHandler
 	return func(c fiber.Ctx, err error) error {
 		rid := requestid.FromContext(c)
 		env := envelope{Succeeded: false, RequestID: rid}
+		// An error may come before the middleware ran (headers too large):
+		// it is never cached either.
+		c.Set(fiber.HeaderCacheControl, "no-store")
 		status := fiber.StatusInternalServerError
 
 		var typed *engine.Error

@@ -285,7 +285,10 @@ func decodeRecord(c fiber.Ctx) (map[string]any, error) {
 // decodeStrictNumbers is decode with numbers kept as json.Number, so
 // decimals reach the type registry exactly as the client wrote them.
 func decodeStrictNumbers(c fiber.Ctx, v any) error {
-	body := bytes.TrimSpace(c.Body())
+	body, err := requestBody(c)
+	if err != nil {
+		return err
+	}
 	if len(body) == 0 || body[0] != '{' {
 		return engine.Invalid("", "The request body must be a JSON object.").With("request.notObject")
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v3"
 	"github.com/gofiber/fiber/v3/middleware/requestid"
@@ -13,11 +14,57 @@ import (
 	"ledgerdesk/engine"
 )
 
+// requestBody is the request's body, trimmed, and the one place every
+// client string passes: a body that is not UTF-8, or that holds a NUL
+// character (raw, or as the JSON escape \u0000, which PostgreSQL cannot
+// store in text), is refused here, so no handler can forget to check.
+func requestBody(c fiber.Ctx) ([]byte, error) {
+	body := bytes.TrimSpace(c.Body())
+	if err := checkText(body); err != nil {
+		return nil, err
+	}
+	return body, nil
+}
+
+// checkText refuses text that is not UTF-8 or holds a NUL character.
+func checkText(b []byte) error {
+	if !utf8.Valid(b) {
+		return engine.Invalid("", "The request is not UTF-8 text.").With("request.encoding")
+	}
+	if bytes.IndexByte(b, 0) >= 0 || hasEscapedNUL(b) {
+		return engine.Invalid("", "The request holds a NUL character (\\u0000), which no field may hold.").With("request.nul")
+	}
+	return nil
+}
+
+// hasEscapedNUL finds the JSON escape \u0000 (an escaped backslash followed
+// by "u0000" is text, not the escape).
+func hasEscapedNUL(b []byte) bool {
+	for i := bytes.Index(b, []byte(`u0000`)); i >= 0; {
+		slashes := 0
+		for j := i - 1; j >= 0 && b[j] == '\\'; j-- {
+			slashes++
+		}
+		if slashes%2 == 1 {
+			return true
+		}
+		next := bytes.Index(b[i+1:], []byte(`u0000`))
+		if next < 0 {
+			return false
+		}
+		i += next + 1
+	}
+	return false
+}
+
 // decode reads a JSON object body into v. Fields v does not declare are
 // ignored: handlers decode into input types that list exactly what a form
 // may write, so nothing else can be assigned.
 func decode(c fiber.Ctx, v any) error {
-	body := bytes.TrimSpace(c.Body())
+	body, err := requestBody(c)
+	if err != nil {
+		return err
+	}
 	if len(body) == 0 {
 		return engine.Invalid("", "The request body is empty; send a JSON object.").With("request.empty")
 	}

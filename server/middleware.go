@@ -90,8 +90,38 @@ func securityHeaders(c fiber.Ctx) error {
 // noStore keeps every API answer out of browser and proxy caches: answers
 // carry tokens (sign-in) and the data of whoever asked.
 func noStore(c fiber.Ctx) error {
-	if strings.HasPrefix(c.Path(), "/api/") {
+	if isAPI(c) {
 		c.Set(fiber.HeaderCacheControl, "no-store")
+	}
+	return c.Next()
+}
+
+// isAPI tells an API request; routing ignores the path's case, so this does too.
+func isAPI(c fiber.Ctx) bool {
+	return len(c.Path()) >= 5 && strings.EqualFold(c.Path()[:5], "/api/")
+}
+
+// cleanURL refuses an API request whose path or query holds a NUL
+// character or text that is not UTF-8, before any handler reads them (the
+// body is checked where it is read: requestBody).
+func cleanURL(c fiber.Ctx) error {
+	if !isAPI(c) {
+		return c.Next()
+	}
+	if err := checkText([]byte(c.Path())); err != nil {
+		return err
+	}
+	var bad error
+	c.Request().URI().QueryArgs().All()(func(k, v []byte) bool {
+		if err := checkText(k); err != nil {
+			bad = err
+		} else if err := checkText(v); err != nil {
+			bad = err
+		}
+		return bad == nil
+	})
+	if bad != nil {
+		return bad
 	}
 	return c.Next()
 }

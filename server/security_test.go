@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofiber/fiber/v3"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"ledgerdesk/internal/pgtest"
@@ -506,5 +507,69 @@ func TestHole9OutboxCodesMasked(t *testing.T) {
 	}
 	if code := (smtptest.Mail{Data: "\r\n\r\n" + out.String()}).FindCode(); code == "" {
 		t.Fatalf("ledgerdesk outbox must show the code: %q", out.String())
+	}
+}
+
+// TestRound3Hole5NULIsA400: a NUL character (raw or as \u0000) or text
+// that is not UTF-8 is refused where the request is read, whatever the
+// route: 400 with a code, never a 500 from the database.
+func TestRound3Hole5NULIsA400(t *testing.T) {
+	w := newWorld(t)
+	admin := w.login("admin", adminPassword)
+	nul := `"a\u0000b"`
+	for _, tt := range []struct {
+		method, path, body, code string
+	}{
+		{"POST", "/api/TaskTT/with-items", `{"name": ` + nul + `, "ticketIds": [1]}`, "request.nul"},
+		{"PATCH", "/api/TaskTT/1/field?field=remarks", nul, "request.nul"},
+		{"POST", "/api/recon/ticket-transaction/details", `{"leftId": 1, "note": ` + nul + `}`, "request.nul"},
+		{"POST", "/api/recon/settlement-bank/match", `{"settlement": {"PayoutID": ` + nul + `}, "bank": {"Id": 1}}`, "request.nul"},
+		{"DELETE", "/api/recon/ticket-transaction/match/1", `{"reason": ` + nul + `}`, "request.nul"},
+		{"DELETE", "/api/recon/ticket-transaction/match/1?reason=a%00b", "", "request.nul"},
+		{"PUT", "/api/preferences/grid", `{"x": ` + nul + `}`, "request.nul"},
+		{"POST", "/api/grid", `{"ViewName": "VW_TblMasterCountry", "Filters": [{"Field": "Country", "Value": ` + nul + `}]}`, "request.nul"},
+		{"PUT", "/api/preferences/grid", "{\"x\": \"caf\xe9\"}", "request.encoding"},
+		{"GET", "/api/TaskTT/paged?search=%ff", "", "request.encoding"},
+	} {
+		a := w.do(tt.method, tt.path, admin, tt.body)
+		if a.status != 400 || a.env.Code != tt.code {
+			t.Errorf("%s %s: %d %s, want 400 %s", tt.method, tt.path, a.status, a.env.Code, tt.code)
+		}
+	}
+	// An escaped backslash before "u0000" is text, not a NUL.
+	if a := w.do("PUT", "/api/preferences/grid", admin, `{"x": "C:\\u0000"}`); a.status != 204 {
+		t.Errorf("a literal backslash-u0000: %d %s", a.status, a.body)
+	}
+}
+
+// TestRound3Hole6NoStoreWhateverTheCase: /API/ is routed like /api/, so it
+// is not cached either; an answer to headers too large carries no-store and
+// a code of its own.
+func TestRound3Hole6NoStoreWhateverTheCase(t *testing.T) {
+	w := newWorld(t)
+	a := w.do("POST", "/API/auth/login", "", map[string]string{"username": "admin", "password": adminPassword})
+	if a.status != 200 || a.header.Get("Cache-Control") != "no-store" {
+		t.Errorf("/API/auth/login: %d, Cache-Control %q", a.status, a.header.Get("Cache-Control"))
+	}
+	// Headers past the server's read buffer, on a real connection.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go w.app.Listener(ln, fiber.ListenConfig{DisableStartupMessage: true})
+	defer w.app.Shutdown()
+	req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+"/api/health", nil)
+	req.Header.Set("X-Filler", strings.Repeat("x", 64<<10))
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var env struct {
+		Code string `json:"code"`
+	}
+	json.NewDecoder(res.Body).Decode(&env)
+	if res.StatusCode != 431 || res.Header.Get("Cache-Control") != "no-store" || env.Code != "error.too_large" {
+		t.Errorf("headers too large: %d, Cache-Control %q, code %q", res.StatusCode, res.Header.Get("Cache-Control"), env.Code)
 	}
 }

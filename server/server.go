@@ -71,7 +71,7 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 		EnableStackTrace:  true,
 		StackTraceHandler: logPanic(d.Log),
 	}))
-	app.Use(securityHeaders, noStore)
+	app.Use(securityHeaders, noStore, cleanURL)
 	app.Use(limitBodies(d.Config.BodyLimitBytes, d.Config.UploadMaxBytes))
 
 	api := app.Group("/api")

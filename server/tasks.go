@@ -100,7 +100,11 @@ func (h *taskHandlers) patch(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	value, err := patchValue(c.Body())
+	body, err := requestBody(c)
+	if err != nil {
+		return err
+	}
+	value, err := patchValue(body)
 	if err != nil {
 		return err
 	}
@@ -235,7 +239,11 @@ func (h *taskHandlers) getPrefs(c fiber.Ctx) error {
 }
 
 func (h *taskHandlers) putPrefs(c fiber.Ctx) error {
-	if err := h.prefs.Put(c.Context(), c.Params("key"), bytes.TrimSpace(c.Body())); err != nil {
+	body, err := requestBody(c)
+	if err != nil {
+		return err
+	}
+	if err := h.prefs.Put(c.Context(), c.Params("key"), body); err != nil {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)
