@@ -34,6 +34,8 @@ type Config struct {
 	DBMaxConns      int           // DB_MAX_CONNS: connections of the pool (requests and the job queue share it)
 	LogLevel        slog.Level
 	LogFormat       string // LOG_FORMAT: text or json
+	PreferenceKeys  int    // PREFERENCE_KEYS: preference keys a user may keep
+	PreferenceBytes int    // PREFERENCE_BYTES: bytes of preferences a user may keep, all keys together
 }
 
 // Defaults, in one place so the README and the code agree.
@@ -47,6 +49,8 @@ const (
 	DefaultDBMaxConns     = 16
 	DefaultSessionIdle    = 30 * time.Minute
 	DefaultSessionsPer    = 10
+	DefaultPrefKeys       = 100
+	DefaultPrefBytes      = 1 << 20
 )
 
 // LoadConfig reads the configuration from getenv (os.Getenv in production, a
@@ -69,6 +73,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		SessionIdle:     DefaultSessionIdle,
 		SessionsPerUser: DefaultSessionsPer,
 		LogFormat:       orDefault(getenv("LOG_FORMAT"), "text"),
+		PreferenceKeys:  DefaultPrefKeys,
+		PreferenceBytes: DefaultPrefBytes,
 	}
 	var errs []error
 	bad := func(name, format string, args ...any) {
@@ -139,6 +145,20 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			bad("SESSIONS_PER_USER", "must be a whole number from 1 to 1000, got %q", v)
 		}
 		cfg.SessionsPerUser = n
+	}
+	if v := getenv("PREFERENCE_KEYS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 10 || n > 10000 {
+			bad("PREFERENCE_KEYS", "must be a whole number from 10 to 10000, got %q", v)
+		}
+		cfg.PreferenceKeys = n
+	}
+	if v := getenv("PREFERENCE_BYTES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 64<<10 || n > 64<<20 {
+			bad("PREFERENCE_BYTES", "must be a whole number of bytes from 65536 to 67108864, got %q", v)
+		}
+		cfg.PreferenceBytes = n
 	}
 	if v := getenv("LOG_LEVEL"); v != "" {
 		if err := cfg.LogLevel.UnmarshalText([]byte(v)); err != nil {

@@ -44,12 +44,15 @@ type world struct {
 	recon  *recon.Service
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t *testing.T, settings ...func(*Config)) *world {
 	t.Helper()
 	pool := pgtest.New(t)
 	smtp := smtptest.Start(t)
 	cfg := testConfig(t)
 	cfg.SMTPURL = smtp.URL
+	for _, set := range settings {
+		set(&cfg)
+	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ident, sender, err := NewIdentity(context.Background(), cfg, pool, log)
 	if err != nil {

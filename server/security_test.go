@@ -573,3 +573,38 @@ func TestRound3Hole6NoStoreWhateverTheCase(t *testing.T) {
 		t.Errorf("headers too large: %d, Cache-Control %q, code %q", res.StatusCode, res.Header.Get("Cache-Control"), env.Code)
 	}
 }
+
+// TestRound3Hole3PreferencesBounded: a user keeps at most PREFERENCE_KEYS
+// keys and PREFERENCE_BYTES bytes of preferences; past either is a 400 with
+// a code, and rewriting a key already kept stays possible at the bound.
+func TestRound3Hole3PreferencesBounded(t *testing.T) {
+	w := newWorld(t, func(c *Config) { c.PreferenceKeys, c.PreferenceBytes = 20, 64<<10 })
+	_, user := w.addUser(w.login("admin", adminPassword), "homeonly", 1)
+	value := `{"v": "` + strings.Repeat("x", 3900) + `"}`
+	stored := 0
+	for i := 0; ; i++ {
+		a := w.do("PUT", fmt.Sprintf("/api/preferences/k%d", i), user, value)
+		if a.status == 204 {
+			stored++
+			continue
+		}
+		if a.status != 400 || a.env.Code != "prefs.tooMuch" {
+			t.Fatalf("key %d: %d %s", i, a.status, a.body)
+		}
+		break
+	}
+	if stored < 14 || stored > 17 { // 64 KiB of about 3,900 bytes each, as jsonb writes them
+		t.Errorf("stored %d keys of %d bytes under a 64 KiB bound", stored, len(value))
+	}
+	if a := w.do("PUT", "/api/preferences/k0", user, `{"v": 1}`); a.status != 204 {
+		t.Errorf("rewriting a kept key: %d %s", a.status, a.body)
+	}
+	for i := stored; i < 20; i++ {
+		if a := w.do("PUT", fmt.Sprintf("/api/preferences/small%d", i), user, `{}`); a.status != 204 {
+			t.Fatalf("small key %d: %d %s", i, a.status, a.body)
+		}
+	}
+	if a := w.do("PUT", "/api/preferences/one-more", user, `{}`); a.status != 400 || a.env.Code != "prefs.tooManyKeys" {
+		t.Errorf("key 21: %d %s", a.status, a.body)
+	}
+}

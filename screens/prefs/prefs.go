@@ -21,10 +21,15 @@ const MaxBytes = 32 << 10
 var keyPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
 // Store reads and writes preferences.
-type Store struct{ pool *pgxpool.Pool }
+type Store struct {
+	pool  *pgxpool.Pool
+	keys  int // keys a user may keep
+	bytes int // bytes a user may keep, all keys together
+}
 
-// New returns the store.
-func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+// New returns the store; a user keeps at most keys preferences of at most
+// bytes together (PREFERENCE_KEYS, PREFERENCE_BYTES).
+func New(pool *pgxpool.Pool, keys, bytes int) *Store { return &Store{pool: pool, keys: keys, bytes: bytes} }
 
 func checkKey(key string) error {
 	if !keyPattern.MatchString(key) {
@@ -58,8 +63,27 @@ func (s *Store) Put(ctx context.Context, key string, value []byte) error {
 	if json.Unmarshal(value, &obj) != nil || obj == nil {
 		return engine.Invalid("value", "Preferences must be a JSON object.").With("prefs.notObject")
 	}
-	_, err := s.pool.Exec(ctx, `insert into user_preference (user_id, key, value, updated_on) values ($1, $2, $3, now())
-		on conflict (user_id, key) do update set value = excluded.value, updated_on = excluded.updated_on`,
-		engine.ActorFrom(ctx).UserID, key, value)
-	return engine.TranslatePG(err)
+	user := engine.ActorFrom(ctx).UserID
+	return engine.TranslatePG(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// One writer per user at a time, so that two parallel writes cannot
+		// both pass the bounds.
+		if _, err := tx.Exec(ctx, `select pg_advisory_xact_lock(hashtext('user_preference'), $1::int)`, user); err != nil {
+			return err
+		}
+		var keys, bytes int
+		if err := tx.QueryRow(ctx, `select count(*), coalesce(sum(octet_length(value::text)), 0) from user_preference where user_id = $1 and key <> $2`,
+			user, key).Scan(&keys, &bytes); err != nil {
+			return err
+		}
+		if keys >= s.keys {
+			return engine.Invalid("key", "A user keeps at most %d preferences; this would be one more.", s.keys).With("prefs.tooManyKeys", "max", s.keys)
+		}
+		if bytes+len(value) > s.bytes {
+			return engine.Invalid("value", "A user's preferences take at most %d bytes together; these would take %d.", s.bytes, bytes+len(value)).
+				With("prefs.tooMuch", "max", s.bytes, "total", bytes+len(value))
+		}
+		_, err := tx.Exec(ctx, `insert into user_preference (user_id, key, value, updated_on) values ($1, $2, $3, now())
+			on conflict (user_id, key) do update set value = excluded.value, updated_on = excluded.updated_on`, user, key, value)
+		return err
+	}))
 }
