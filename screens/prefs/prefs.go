@@ -29,7 +29,9 @@ type Store struct {
 
 // New returns the store; a user keeps at most keys preferences of at most
 // bytes together (PREFERENCE_KEYS, PREFERENCE_BYTES).
-func New(pool *pgxpool.Pool, keys, bytes int) *Store { return &Store{pool: pool, keys: keys, bytes: bytes} }
+func New(pool *pgxpool.Pool, keys, bytes int) *Store {
+	return &Store{pool: pool, keys: keys, bytes: bytes}
+}
 
 func checkKey(key string) error {
 	if !keyPattern.MatchString(key) {
