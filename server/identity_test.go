@@ -161,7 +161,7 @@ func TestPermissionMatrix(t *testing.T) {
 	w := newWorld(t)
 	admin := w.login("admin", adminPassword)
 	clerkID, clerk := w.addUser(admin, "clerk", 1)
-	_, userAdmin := w.addUser(admin, "useradmin", 3, 4)
+	_, userAdmin := w.addUser(admin, "useradmin", 1, 3, 4) // acts on users within its own screens (the clerk)
 	_, roleAdmin := w.addUser(admin, "roleadmin", 5, 6)
 	var clerkRole int64
 	w.pool.QueryRow(context.Background(), `select role_id from user_role where user_id = $1`, clerkID).Scan(&clerkRole)

@@ -49,14 +49,21 @@ func TestHole4PrivilegeEscalation(t *testing.T) {
 	w := newWorld(t)
 	admin := w.login("admin", adminPassword)
 	clerkID, _ := w.addUser(admin, "clerk", 1)
-	userAdminID, userAdmin := w.addUser(admin, "useradmin", 3, 4)
-	_, roleAdmin := w.addUser(admin, "roleadmin", 5, 6)
+	userAdminID, userAdmin := w.addUser(admin, "useradmin", 1, 3, 4)
+	roleAdminID, roleAdmin := w.addUser(admin, "roleadmin", 5, 6)
+	reconcilerID, _ := w.addUser(admin, "reconciler", 1, 13)
 	roleOf := func(user string) int64 {
 		var id int64
 		w.pool.QueryRow(context.Background(), `select ur.role_id from user_role ur join app_user u on u.id = ur.user_id where u.username = $1`, user).Scan(&id)
 		return id
 	}
 	adminRole, clerkRole, roleAdminRole, userAdminRole := roleOf("admin"), roleOf("clerk"), roleOf("roleadmin"), roleOf("useradmin")
+	reconcilerRole := roleOf("reconciler")
+	resetOf := func(id int64) map[string]any { // the user as read, with a new password
+		u := w.must(200, "GET", fmt.Sprintf("/api/users/%d", id), admin, nil)
+		u["changePassword"], u["newPassword"] = true, "Taken#Over2026x"
+		return u
+	}
 	var adminID int64
 	w.pool.QueryRow(context.Background(), `select id from app_user where username = 'admin'`).Scan(&adminID)
 	adminUser := w.must(200, "GET", fmt.Sprintf("/api/users/%d", adminID), admin, nil)
@@ -76,6 +83,11 @@ func TestHole4PrivilegeEscalation(t *testing.T) {
 		{"screen 4 takes the admin's roles", "useradmin", "PUT", fmt.Sprintf("/api/users/%d/roles", adminID), map[string]any{"roleIds": []int64{clerkRole}}, 403},
 		{"screen 4 unlocks the admin", "useradmin", "POST", fmt.Sprintf("/api/users/%d/unlock", adminID), nil, 403},
 		{"screen 4 gives a plain role", "useradmin", "PUT", fmt.Sprintf("/api/users/%d/roles", clerkID), map[string]any{"roleIds": []int64{clerkRole}}, 200},
+		// Round 3, hole 4: a delegated administrator acts only within the screens they hold.
+		{"screen 4 resets the password of a role editor", "useradmin", "PUT", fmt.Sprintf("/api/users/%d", roleAdminID), resetOf(roleAdminID), 403},
+		{"screen 4 unlocks a user holding screen 13", "useradmin", "POST", fmt.Sprintf("/api/users/%d/unlock", reconcilerID), nil, 403},
+		{"screen 4 gives a role with screen 13", "useradmin", "PUT", fmt.Sprintf("/api/users/%d/roles", clerkID), map[string]any{"roleIds": []int64{clerkRole, reconcilerRole}}, 403},
+		{"screen 4 resets the password of a user within its screens", "useradmin", "PUT", fmt.Sprintf("/api/users/%d", clerkID), resetOf(clerkID), 200},
 		{"screen 6 grants its own role every screen", "roleadmin", "PUT", fmt.Sprintf("/api/roles/%d/screens", roleAdminRole), map[string]any{"screenIds": all}, 403},
 		{"screen 6 grants screen 4", "roleadmin", "PUT", fmt.Sprintf("/api/roles/%d/screens", clerkRole), map[string]any{"screenIds": []int{1, 4}}, 403},
 		{"screen 6 grants screen 6", "roleadmin", "PUT", fmt.Sprintf("/api/roles/%d/permissions", clerkRole), map[string]any{"permissions": []int{1, 6}}, 403},

@@ -26,17 +26,32 @@ func adminOnly(what string) error {
 }
 
 // mayEditUser refuses a delegated administrator (screen 4 without the
-// Administrator role) changing an Administrator user.
+// Administrator role) changing an Administrator user, or a user holding a
+// screen the delegated administrator does not hold: resetting the password
+// of a role editor would make them one.
 func mayEditUser(ctx context.Context, q querier, userID int64) error {
 	actor := engine.ActorFrom(ctx).UserID
-	target, err := holdsAdmin(ctx, q, userID)
-	if err != nil || !target {
-		return err
-	}
 	if self, err := holdsAdmin(ctx, q, actor); err != nil || self {
 		return err
 	}
-	return adminOnly("change an Administrator's account")
+	target, err := holdsAdmin(ctx, q, userID)
+	if err != nil {
+		return err
+	}
+	if target {
+		return adminOnly("change an Administrator's account")
+	}
+	var beyond []int
+	err = q.QueryRow(ctx, `select coalesce(array_agg(distinct rs.screen_id order by rs.screen_id), '{}')
+		from user_role ur join role_screen rs on rs.role_id = ur.role_id
+		where ur.user_id = $1 and rs.screen_id not in (
+			select mine.screen_id from user_role me join role_screen mine on mine.role_id = me.role_id where me.user_id = $2)`,
+		userID, actor).Scan(&beyond)
+	if err != nil || len(beyond) == 0 {
+		return err
+	}
+	return engine.Forbidden("You may change only users whose screens you hold yourself; this user also holds screens %v.", beyond).
+		With("auth.beyondOwnScreens", "screens", beyond)
 }
 
 // mayGrantRoles checks a change of user's roles to roleIDs: nobody changes
@@ -58,10 +73,23 @@ func mayGrantRoles(ctx context.Context, q querier, userID int64, roleIDs []int64
 			and not exists (select 1 from user_role ur where ur.user_id = $2 and ur.role_id = r.id)
 			and (r.is_admin or exists (select 1 from role_screen rs where rs.role_id = r.id and rs.screen_id = any($3))))`,
 		roleIDs, userID, []int{screenUserEdit, screenRoleEdit}).Scan(&powerful)
-	if err != nil || !powerful {
+	if err != nil {
 		return err
 	}
-	return adminOnly("give the Administrator role or a role granting screens 4 or 6")
+	if powerful {
+		return adminOnly("give the Administrator role or a role granting screens 4 or 6")
+	}
+	// A delegated administrator gives only what they hold themselves.
+	var beyond []int
+	err = q.QueryRow(ctx, `select coalesce(array_agg(distinct rs.screen_id order by rs.screen_id), '{}')
+		from role_screen rs where rs.role_id = any($1) and rs.screen_id not in (
+			select mine.screen_id from user_role me join role_screen mine on mine.role_id = me.role_id where me.user_id = $2)`,
+		roleIDs, actor).Scan(&beyond)
+	if err != nil || len(beyond) == 0 {
+		return err
+	}
+	return engine.Forbidden("You may give only roles whose screens you hold yourself; these also grant screens %v.", beyond).
+		With("auth.beyondOwnScreens", "screens", beyond)
 }
 
 // mayEditRole refuses a non-Administrator changing the Administrator role.
