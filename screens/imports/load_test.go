@@ -497,3 +497,43 @@ func (l *loader) keys(t *testing.T) []string {
 	}
 	return keys
 }
+
+// TestRepeatedUploadWhileRunning (security round 3, hole 7): while an
+// import of some content runs, the same content again is refused as being
+// imported now; several at once give one import.
+func TestRepeatedUploadWhileRunning(t *testing.T) {
+	l := newLoader(t)
+	content := l.file(t, "bank.csv")
+	first, err := l.s.Submit(l.ctx, Upload{Kind: Bank, FileName: "bank.csv", Content: ContentOf(content)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.pool.Exec(l.ctx, `update import_file set status = 'running', started_on = now() where id = $1`, first.ImportID); err != nil {
+		t.Fatal(err)
+	}
+	var e *engine.Error
+	_, err = l.s.Submit(l.ctx, Upload{Kind: Bank, FileName: "again.csv", Content: ContentOf(content)})
+	if !errors.As(err, &e) || e.Code != engine.CodeConflict || e.Key != "import.inProgress" {
+		t.Fatalf("the same content while running: %v", err)
+	}
+	// Eight at once of new content: one is accepted.
+	other := append(append([]byte{}, content...), []byte("SE4550000000058398257466,2026-11-09,2026-11-09,Other,1.00,SEK,X9,9,\n")...)
+	results := make(chan error, 8)
+	for i := 0; i < 8; i++ {
+		go func() {
+			_, err := l.s.Submit(l.ctx, Upload{Kind: Bank, FileName: "parallel.csv", Content: ContentOf(other)})
+			results <- err
+		}()
+	}
+	accepted := 0
+	for i := 0; i < 8; i++ {
+		if err := <-results; err == nil {
+			accepted++
+		} else if engine.ErrorCode(err) != engine.CodeConflict {
+			t.Errorf("parallel upload: %v", err)
+		}
+	}
+	if accepted != 1 {
+		t.Errorf("%d of 8 parallel uploads accepted, want 1", accepted)
+	}
+}

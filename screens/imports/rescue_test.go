@@ -13,7 +13,8 @@ import (
 
 // An import cut off by a crash: its job stays "running" with no worker and
 // the import stays "running". A re-upload of the same content is accepted
-// (a running or failed import is no duplicate), and the job queue, with the
+// (an import running past ImportTimeout, or a failed one, is no duplicate;
+// one running within it is: TestRepeatedUploadWhileRunning), and the job queue, with the
 // product's rescue time, runs the import again: it ends succeeded with its
 // extraction-log row.
 func TestImportCutOffByACrash(t *testing.T) {
@@ -27,7 +28,7 @@ func TestImportCutOffByACrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The crash: the worker had taken the job and started the import, then died.
-	if n := l.count(t, `with i as (update import_file set status = 'running', started_on = now() where id = $1 returning 1),
+	if n := l.count(t, `with i as (update import_file set status = 'running', started_on = now() - $2::interval where id = $1 returning 1),
 		j as (update river_job set state = 'running', attempt = 1, attempted_at = now() - $2::interval, attempted_by = array['crashed']
 			where kind = 'import_file' and (args->>'importId')::bigint = $1 returning 1)
 		select (select count(*) from i) + (select count(*) from j)`, cut.ImportID, (RescueStuckJobsAfter + time.Minute).String()); n != 2 {

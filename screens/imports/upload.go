@@ -168,17 +168,23 @@ func (s *Service) submit(ctx context.Context, u Upload, enqueue bool) (*File, er
 // unhashed stands for the hash of an upload while its content is stored.
 const unhashed = "0000000000000000000000000000000000000000000000000000000000000000"
 
-// duplicateOf refuses content already imported, or queued to be. A running
-// import is not a duplicate (it may have been cut off by a crash and be
-// waiting for the queue's rescue), nor a failed one.
+// duplicateOf refuses content already imported, or queued or running to
+// be. An import running for longer than ImportTimeout was cut off by a
+// crash (it would have timed out): no duplicate, as a failed one is not.
 func duplicateOf(ctx context.Context, tx pgx.Tx, kind Kind, hash string) error {
 	var id int64
 	var when time.Time
-	var name string
-	err := tx.QueryRow(ctx, `select id, created_on, file_name from import_file where kind = $1 and sha256 = $2 and status in ('queued', 'succeeded') order by id limit 1`,
-		kind, hash).Scan(&id, &when, &name)
+	var name, status string
+	err := tx.QueryRow(ctx, `select id, created_on, file_name, status from import_file where kind = $1 and sha256 = $2
+			and (status in ('queued', 'succeeded') or status = 'running' and started_on > now() - $3::interval)
+		order by status = 'succeeded' desc, id limit 1`, kind, hash, ImportTimeout.String()).Scan(&id, &when, &name, &status)
 	if err != nil {
 		return nil
+	}
+	if status != "succeeded" {
+		return engine.Conflict("This file is being imported now as import #%d (%s), uploaded %s; wait for it to finish.",
+			id, name, when.UTC().Format("2006-01-02 15:04 UTC")).
+			With("import.inProgress", "when", when.UTC().Format(time.RFC3339), "id", id, "file", name)
 	}
 	return engine.Conflict("This file was already imported on %s as import #%d (%s); importing the same content again would add nothing.",
 		when.UTC().Format("2006-01-02 15:04 UTC"), id, name).
