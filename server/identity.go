@@ -158,10 +158,17 @@ func (s *apiHandlers) profileCode(c fiber.Ctx) error {
 	return ok(c, ch)
 }
 
+// userOptions lists the users for the assignee dropdowns of reconcile and
+// tasks; their email addresses only to those who administer users.
 func (s *apiHandlers) userOptions(c fiber.Ctx) error {
 	users, err := s.identity.UserOptions(c.Context())
 	if err != nil {
 		return err
+	}
+	if !engine.ActorFrom(c.Context()).Can(screenUsersList, screenUserEdit) {
+		for i := range users {
+			users[i].Email = ""
+		}
 	}
 	return ok(c, users)
 }

@@ -18,6 +18,8 @@ type access struct {
 	public   bool
 	signedIn bool
 	screens  []int
+	// allOf: only a caller holding every one of these screens may call it.
+	allOf []int
 	// expand turns a route with parameters into the calls to make, each
 	// with the screens that guard it (routes served from the metadata).
 	expand func(md *engine.Metadata) []matrixCall
@@ -95,7 +97,7 @@ var routeAccess = map[string]access{
 	"GET /api/TaskTT/:id":                                   {screens: []int{14}},
 	"GET /api/TaskTT/:id/history":                           {screens: []int{14}},
 	"GET /api/TaskTT/:id/relations":                         {screens: []int{14}},
-	"GET /api/TaskTT/candidates":                            {screens: []int{14}},
+	"GET /api/TaskTT/candidates":                            {allOf: []int{13, 14}}, // documents of any ticket: tasks and reconcile
 	"GET /api/TaskTT/export":                                {screens: []int{14}},
 	"GET /api/TaskTT/paged":                                 {screens: []int{14}},
 	"PATCH /api/TaskTT/:id/field":                           {screens: []int{14}},
@@ -212,7 +214,9 @@ func TestAuthorizationMatrix(t *testing.T) {
 		_, tok := w.addUser(admin, fmt.Sprintf("screen%02d", s), s)
 		callers = append(callers, caller{name: fmt.Sprintf("screen %d", s), token: tok, screens: []int{s}})
 	}
-	targetID, _ := w.addUser(admin, "target", 1) // someone else's id for every user route
+	// Someone else's id for every user route; holding only screen 4, so that
+	// the screen-4 caller (a delegated administrator) may act on them.
+	targetID, _ := w.addUser(admin, "target", 4)
 	var targetRole int64
 	w.pool.QueryRow(context.Background(), `select role_id from user_role where user_id = $1`, targetID).Scan(&targetRole)
 	ids := strings.NewReplacer("/users/:id", fmt.Sprintf("/users/%d", targetID), "/roles/:id", fmt.Sprintf("/roles/%d", targetRole),
@@ -255,6 +259,9 @@ func TestAuthorizationMatrix(t *testing.T) {
 					continue
 				}
 				allowed := acc.public || acc.signedIn && c.token != "" || c.token != "" && (c.screens == nil || slices.ContainsFunc(cl.screens, func(s int) bool { return slices.Contains(c.screens, s) }))
+				if len(acc.allOf) > 0 {
+					allowed = c.token != "" && (c.screens == nil || !slices.ContainsFunc(acc.allOf, func(s int) bool { return !slices.Contains(c.screens, s) }))
+				}
 				a := w.do(r.Method, cl.path, c.token, cl.body)
 				checked++
 				switch {

@@ -620,3 +620,48 @@ func TestRound3Hole3PreferencesBounded(t *testing.T) {
 		t.Errorf("key 21: %d %s", a.status, a.body)
 	}
 }
+
+// TestRound3Hole8ReadingThroughTasks: who reads which documents through
+// tasks. Linking tickets and transactions to a task (which reads those of
+// the caller's choosing) and looking documents up by ticket number need the
+// Reconcile screen as well as Tasks; a tasks-only user keeps a task's other
+// fields and reads the documents a reconciler linked. The assignee list
+// shows email addresses only to those who administer users.
+func TestRound3Hole8ReadingThroughTasks(t *testing.T) {
+	w := newWorld(t)
+	admin := w.login("admin", adminPassword)
+	_, tasker := w.addUser(admin, "tasker", 14)
+	_, userAdmin := w.addUser(admin, "useradmin", 3, 4, 14)
+	tk, tx := taskFixture(t, w)
+
+	if a := w.do("POST", "/api/TaskTT/with-items", tasker, map[string]any{"taskName": "Read them all", "ticketIds": []int64{tk[0]}}); a.status != 403 || a.env.Code != "tasks.linkNeedsReconcile" {
+		t.Errorf("a tasks-only user links a ticket: %d %s", a.status, a.body)
+	}
+	plain := w.must(201, "POST", "/api/TaskTT", tasker, map[string]any{"taskName": "Call the provider"})
+	id := int64(plain["id"].(float64))
+	plain["ticketIds"] = []int64{tk[0], tk[1]}
+	if a := w.do("PUT", fmt.Sprintf("/api/TaskTT/%d", id), tasker, plain); a.status != 403 || a.env.Code != "tasks.linkNeedsReconcile" {
+		t.Errorf("a tasks-only user adds links: %d %s", a.status, a.body)
+	}
+	if n := w.count(`select count(*) from task_ticket where task_id = $1`, id); n != 0 {
+		t.Errorf("%d links stored by a refused update", n)
+	}
+	linked := w.must(201, "POST", "/api/TaskTT/with-items", admin, map[string]any{"taskName": "Linked by a reconciler", "ticketIds": []int64{tk[0]}, "transactionIds": []int64{tx[0]}})
+	lid := int64(linked["id"].(float64))
+	linked["remarks"] = "followed up"
+	if a := w.do("PUT", fmt.Sprintf("/api/TaskTT/%d", lid), tasker, linked); a.status != 200 {
+		t.Errorf("a tasks-only user saves a linked task's remarks: %d %s", a.status, a.body)
+	}
+	if a := w.do("GET", fmt.Sprintf("/api/TaskTT/%d/relations", lid), tasker, nil); a.status != 200 || !strings.Contains(string(a.body), fmt.Sprint(tk[0])) {
+		t.Errorf("a tasks-only user reads what a reconciler linked: %d %s", a.status, a.body)
+	}
+	if a := w.do("GET", "/api/TaskTT/candidates?ticketNumber=1234567890100", tasker, nil); a.status != 403 {
+		t.Errorf("a tasks-only user looks documents up: %d", a.status)
+	}
+	if a := w.do("GET", "/api/Users/list", tasker, nil); a.status != 200 || strings.Contains(string(a.body), "@") {
+		t.Errorf("the assignee list shows a tasks user email addresses: %s", a.body)
+	}
+	if a := w.do("GET", "/api/Users/list", userAdmin, nil); !strings.Contains(string(a.body), "admin@ledgerdesk.local") {
+		t.Errorf("the assignee list hides email addresses from a user administrator: %s", a.body)
+	}
+}

@@ -83,7 +83,9 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 	(&screenHandlers{rates: d.Rates}).mount(api, ids.authenticate)
 	(&importHandlers{imports: d.Imports, maxBytes: d.Config.UploadMaxBytes, slots: make(chan struct{}, uploadSlots)}).mount(api, ids.authenticate)
 	(&reconHandlers{recon: d.Recon, engine: d.Engine, grids: grids, dateFormat: ids.dateFormat}).mount(api, ids.authenticate)
-	(&taskHandlers{tasks: tasks.New(d.Pool, d.Engine), prefs: prefs.New(d.Pool, d.Config.PreferenceKeys, d.Config.PreferenceBytes), log: d.Log, dateFormat: ids.dateFormat}).mount(api, ids.authenticate)
+	taskService := tasks.New(d.Pool, d.Engine)
+	taskService.MayLink = func(ctx context.Context) bool { return engine.ActorFrom(ctx).Can(screenReconcile) }
+	(&taskHandlers{tasks: taskService, prefs: prefs.New(d.Pool, d.Config.PreferenceKeys, d.Config.PreferenceBytes), log: d.Log, dateFormat: ids.dateFormat}).mount(api, ids.authenticate)
 	(&reportHandlers{reports: reports.New(d.Pool)}).mount(api, ids.authenticate)
 	newHomeHandlers(d).mount(api, ids.authenticate)
 	if extra != nil {

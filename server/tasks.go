@@ -28,7 +28,7 @@ func (h *taskHandlers) mount(r fiber.Router, auth fiber.Handler) {
 	// Fixed paths before /:id: routes are matched in order.
 	t.Get("/paged", h.paged)
 	t.Get("/export", h.export)
-	t.Get("/candidates", h.candidates)
+	t.Get("/candidates", screen(screenReconcile), h.candidates) // documents of any ticket number: reconciliation data
 	t.Post("/with-items", h.create)
 	t.Post("", h.create)
 	t.Get("", h.list)

@@ -78,7 +78,7 @@ func TestTaskPermissions(t *testing.T) {
 		{"PATCH", p + "/field?field=Priority", `"x"`, [5]int{400, 400, 403, 403, 401}},
 		{"GET", "/api/TaskTT/export?format=csv", nil, [5]int{200, 200, 403, 403, 401}},
 		{"GET", "/api/TaskTT/999999", nil, [5]int{404, 404, 403, 403, 401}},
-		{"GET", "/api/TaskTT/candidates?ticketNumber=1234567890100", nil, [5]int{200, 200, 403, 403, 401}},
+		{"GET", "/api/TaskTT/candidates?ticketNumber=1234567890100", nil, [5]int{200, 403, 403, 403, 401}}, // tasks and reconcile
 		{"GET", "/api/Users/list", nil, [5]int{200, 200, 200, 403, 401}},
 		{"GET", "/api/preferences/tasks.grid", nil, [5]int{200, 200, 200, 200, 401}},
 		{"PUT", "/api/preferences/tasks.grid", `{"order":["taskName"]}`, [5]int{204, 204, 204, 204, 401}},
@@ -117,7 +117,7 @@ func TestTaskPermissions(t *testing.T) {
 func TestTaskScenarios(t *testing.T) {
 	w := newWorld(t)
 	admin := w.login("admin", adminPassword)
-	assigneeID, tasker := w.addUser(admin, "tasker", 14)
+	assigneeID, tasker := w.addUser(admin, "tasker", 13, 14) // links documents: reconcile too
 	tk, tx := taskFixture(t, w)
 	var adminID int64
 	w.pool.QueryRow(context.Background(), `select id from app_user where username = 'admin'`).Scan(&adminID)

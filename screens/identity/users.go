@@ -304,7 +304,7 @@ type UserOption struct {
 	Username  string `json:"username"`
 	FirstName string `json:"firstName"`
 	LastName  string `json:"lastName"`
-	Email     string `json:"email"`
+	Email     string `json:"email,omitempty"` // only for those who administer users
 }
 
 // UserOptions lists the active users for dropdowns.

@@ -41,7 +41,14 @@ const (
 type Service struct {
 	pool   *pgxpool.Pool
 	engine *engine.Engine
+	// MayLink says whether the caller may link documents to a task (or
+	// change its links): linking reads tickets and transactions of the
+	// caller's choosing, which is reconciliation data. nil: everyone may.
+	MayLink func(context.Context) bool
 }
+
+// errLinkNotAllowed refuses a link change by a caller MayLink refuses.
+var errLinkNotAllowed = engine.Forbidden("Linking tickets and transactions to a task needs the Reconcile screen; ask a reconciler to link them.").With("tasks.linkNeedsReconcile")
 
 // New returns the task service.
 func New(pool *pgxpool.Pool, eng *engine.Engine) *Service {
@@ -229,6 +236,9 @@ func (s *Service) Create(ctx context.Context, in Input) (*Task, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(tickets)+len(transactions) > 0 && s.MayLink != nil && !s.MayLink(ctx) {
+		return nil, errLinkNotAllowed
+	}
 	var out *Task
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		f, err := s.check(ctx, tx, in)
@@ -316,6 +326,9 @@ func (s *Service) Update(ctx context.Context, id int64, in Input) (*Task, error)
 		}
 		bl, al := linkSnapshot{before.TicketIDs, before.TransactionIDs}, linkSnapshot{out.TicketIDs, out.TransactionIDs}
 		if !sameIDs(bl.TicketIDs, al.TicketIDs) || !sameIDs(bl.TransactionIDs, al.TransactionIDs) {
+			if s.MayLink != nil && !s.MayLink(ctx) {
+				return errLinkNotAllowed
+			}
 			return audit(ctx, tx, "links", id, bl, al)
 		}
 		return nil

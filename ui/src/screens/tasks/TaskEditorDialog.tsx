@@ -20,6 +20,9 @@ import { InputTextarea } from 'primereact/inputtextarea';
 import { Dropdown } from 'primereact/dropdown';
 import { ConfirmDialog } from 'primereact/confirmdialog';
 import { ApiError } from '../../api/client';
+import { getScreenIds } from '../../auth/session';
+import { pathGranted } from '../../auth/screens';
+import { RECONCILE_PATH } from '../home/home';
 import { useToast } from '../../shell/toast';
 import { formatDecimal } from '../../lib/decimal';
 import { tasksApi, userId, userName, type HistoryEntry, type Relations, type Task, type TaskTransaction, type UserOption } from './api';
@@ -97,6 +100,8 @@ export function TaskEditorDialog({ mode, taskId, initial, visible = true, onClos
 
 function TaskEditor({ mode, taskId, initial, onClose, onSaved }: Omit<TaskEditorDialogProps, 'visible'>) {
   const { t, i18n } = useTranslation();
+  // Linking documents reads reconciliation data: the server asks for the Reconcile screen too.
+  const canLink = pathGranted(RECONCILE_PATH, getScreenIds());
   const locale = i18n.language || 'en';
   const toast = useToast();
   const errorText = useErrorText();
@@ -335,6 +340,8 @@ function TaskEditor({ mode, taskId, initial, onClose, onSaved }: Omit<TaskEditor
             placeholder={t('tasks.editor.idsHint')}
             inputMode="numeric"
             invalid={!!errors.ticketIds}
+            disabled={!canLink}
+            title={canLink ? undefined : t('tasks.editor.linkNeedsReconcile')}
             data-testid="task-ticket-ids"
           />
           {fieldError('ticketIds')}
@@ -347,6 +354,8 @@ function TaskEditor({ mode, taskId, initial, onClose, onSaved }: Omit<TaskEditor
             placeholder={t('tasks.editor.idsHint')}
             inputMode="numeric"
             invalid={!!errors.transactionIds}
+            disabled={!canLink}
+            title={canLink ? undefined : t('tasks.editor.linkNeedsReconcile')}
             data-testid="task-transaction-ids"
           />
           {fieldError('transactionIds')}
