@@ -311,6 +311,7 @@ func runDemo(ctx context.Context, cfg server.Config, log *slog.Logger, meta fs.F
 		return err
 	}
 	importer := imports.NewService(db.Pool, layouts, cfg.UploadMaxBytes, log)
+	importer.SetDateWindow(cfg.ImportYearsBack, cfg.ImportYearsNext)
 	dctx := engine.WithActor(ctx, &engine.Actor{Username: "demo"})
 	results, err := demo.Load(dctx, db.Pool, set, files, importer)
 	if err != nil {

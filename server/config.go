@@ -36,6 +36,11 @@ type Config struct {
 	LogFormat       string // LOG_FORMAT: text or json
 	PreferenceKeys  int    // PREFERENCE_KEYS: preference keys a user may keep
 	PreferenceBytes int    // PREFERENCE_BYTES: bytes of preferences a user may keep, all keys together
+	ExportsPerUser  int    // EXPORTS_PER_USER: downloads a user may stream at once
+	ExportsTotal    int    // EXPORTS_TOTAL: downloads streaming at once, all users together
+	PivotPeriods    int    // PIVOT_MAX_PERIODS: rows (periods) a bank overview may have
+	ImportYearsBack int    // IMPORT_YEARS_BACK: how many years before today an imported date may lie
+	ImportYearsNext int    // IMPORT_YEARS_AHEAD: how many years after today an imported date may lie
 }
 
 // Defaults, in one place so the README and the code agree.
@@ -51,6 +56,11 @@ const (
 	DefaultSessionsPer    = 10
 	DefaultPrefKeys       = 100
 	DefaultPrefBytes      = 1 << 20
+	DefaultExportsPerUser = 2
+	DefaultExportsTotal   = 4
+	DefaultPivotPeriods   = 2000
+	DefaultImportBack     = 20
+	DefaultImportAhead    = 1
 )
 
 // LoadConfig reads the configuration from getenv (os.Getenv in production, a
@@ -75,6 +85,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		LogFormat:       orDefault(getenv("LOG_FORMAT"), "text"),
 		PreferenceKeys:  DefaultPrefKeys,
 		PreferenceBytes: DefaultPrefBytes,
+		ExportsPerUser:  DefaultExportsPerUser,
+		ExportsTotal:    DefaultExportsTotal,
+		PivotPeriods:    DefaultPivotPeriods,
+		ImportYearsBack: DefaultImportBack,
+		ImportYearsNext: DefaultImportAhead,
 	}
 	var errs []error
 	bad := func(name, format string, args ...any) {
@@ -146,19 +161,27 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		}
 		cfg.SessionsPerUser = n
 	}
-	if v := getenv("PREFERENCE_KEYS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 10 || n > 10000 {
-			bad("PREFERENCE_KEYS", "must be a whole number from 10 to 10000, got %q", v)
+	for _, b := range []struct {
+		name     string
+		dst      *int
+		min, max int
+		unit     string
+	}{
+		{"PREFERENCE_KEYS", &cfg.PreferenceKeys, 10, 10000, ""},
+		{"PREFERENCE_BYTES", &cfg.PreferenceBytes, 64 << 10, 64 << 20, " of bytes"},
+		{"EXPORTS_PER_USER", &cfg.ExportsPerUser, 1, 100, ""},
+		{"EXPORTS_TOTAL", &cfg.ExportsTotal, 1, 1000, ""},
+		{"PIVOT_MAX_PERIODS", &cfg.PivotPeriods, 100, 100000, ""},
+		{"IMPORT_YEARS_BACK", &cfg.ImportYearsBack, 1, 200, " of years"},
+		{"IMPORT_YEARS_AHEAD", &cfg.ImportYearsNext, 0, 100, " of years"},
+	} {
+		if v := getenv(b.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < b.min || n > b.max {
+				bad(b.name, "must be a whole number%s from %d to %d, got %q", b.unit, b.min, b.max, v)
+			}
+			*b.dst = n
 		}
-		cfg.PreferenceKeys = n
-	}
-	if v := getenv("PREFERENCE_BYTES"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 64<<10 || n > 64<<20 {
-			bad("PREFERENCE_BYTES", "must be a whole number of bytes from 65536 to 67108864, got %q", v)
-		}
-		cfg.PreferenceBytes = n
 	}
 	if v := getenv("LOG_LEVEL"); v != "" {
 		if err := cfg.LogLevel.UnmarshalText([]byte(v)); err != nil {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"time"
 
 	"github.com/gofiber/fiber/v3"
 
@@ -138,14 +139,29 @@ func sendExport(c fiber.Ctx, log *slog.Logger, x *engine.Export) error {
 	return sendFile(c, log, x.FileName, x.ContentType, x.WriteTo)
 }
 
+// exportHoldMax is the longest a download keeps its place (the server's
+// write timeout is 5 minutes).
+const exportHoldMax = 6 * time.Minute
+
 // sendFile streams a download; a failure after the first byte can only cut
 // it short, so it is logged.
 func sendFile(c fiber.Ctx, log *slog.Logger, name, contentType string, write func(context.Context, io.Writer) error) error {
+	release, err := takeExport(c) // a place among the downloads streaming at once
+	if err != nil {
+		return err
+	}
+	// Given back when the stream ends, or at the latest when it could no
+	// longer be writing (a response never written must not hold it).
+	timer := time.AfterFunc(exportHoldMax, release)
 	ctx := c.Context()
 	c.Set(fiber.HeaderContentType, contentType)
 	c.Set(fiber.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s"`, name))
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.SendStreamWriter(func(w *bufio.Writer) {
+		defer func() {
+			timer.Stop()
+			release()
+		}()
 		if err := write(ctx, w); err != nil {
 			log.Error("export failed while streaming", "file", name, "err", err)
 		}

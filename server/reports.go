@@ -2,6 +2,7 @@ package server
 
 import (
 	"github.com/gofiber/fiber/v3"
+	"log/slog"
 
 	"ledgerdesk/screens/reports"
 )
@@ -13,6 +14,7 @@ const screenReports = 15
 // Excel export.
 type reportHandlers struct {
 	reports *reports.Service
+	log     *slog.Logger
 }
 
 func (h *reportHandlers) mount(r fiber.Router, auth fiber.Handler) {
@@ -37,11 +39,9 @@ func (h *reportHandlers) bankOverviewExport(c fiber.Ctx) error {
 	if err := decode(c, &r); err != nil {
 		return err
 	}
-	file, err := h.reports.BankOverviewXLSX(c.Context(), r)
+	write, err := h.reports.BankOverviewXLSX(c.Context(), r)
 	if err != nil {
 		return err
 	}
-	c.Set(fiber.HeaderContentType, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
-	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+reports.ExportFileName+`"`)
-	return c.Send(file)
+	return sendFile(c, h.log, reports.ExportFileName, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", write)
 }

@@ -174,6 +174,7 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 		return err
 	}
 	importer := imports.NewService(db.Pool, layouts, cfg.UploadMaxBytes, log)
+	importer.SetDateWindow(cfg.ImportYearsBack, cfg.ImportYearsNext)
 	syncer := &rates.Syncer{Pool: db.Pool, URL: cfg.RatesURL, Log: log}
 	levels, err := recon.Load(opt.Metadata)
 	if err != nil {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,6 +22,7 @@ import (
 	"github.com/gofiber/fiber/v3"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"ledgerdesk/engine"
 	"ledgerdesk/internal/pgtest"
 	"ledgerdesk/internal/smtptest"
 	"ledgerdesk/screens/identity"
@@ -663,5 +666,88 @@ func TestRound3Hole8ReadingThroughTasks(t *testing.T) {
 	}
 	if a := w.do("GET", "/api/Users/list", userAdmin, nil); !strings.Contains(string(a.body), "admin@ledgerdesk.local") {
 		t.Errorf("the assignee list hides email addresses from a user administrator: %s", a.body)
+	}
+}
+
+// TestRound3Hole1OverviewExportBounded: the bank overview export takes each
+// period once, so the worst body of the probe (85,000 times "RowTotal", 1 MB)
+// is a quick 400 instead of a workbook of gigabytes; the file is streamed.
+func TestRound3Hole1OverviewExportBounded(t *testing.T) {
+	w := newWorld(t, func(c *Config) { c.BodyLimitBytes = 2 << 20 })
+	admin := w.login("admin", adminPassword)
+	if _, err := w.pool.Exec(context.Background(), `insert into bank_booking
+		(bank_account, booked_date, in_or_out, amount_local, currency, actor, dist_rvn_settle, distr_driver, affects_balance, in_usd, status)
+		values ('A', '2026-01-30', 'IN', 10, 'USD', 'Card', 'Yes', 'No', 'Yes', 10, 'Processed')`); err != nil {
+		t.Fatal(err)
+	}
+	worst, _ := json.Marshal(map[string]any{"dateGroupingType": "Day", "periods": slices.Repeat([]string{"RowTotal"}, 85000)})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	a := w.do("POST", "/api/reports/bank-overview/export", admin, string(worst))
+	runtime.ReadMemStats(&after)
+	if a.status != 400 || a.env.Code != "reports.repeatedPeriod" {
+		t.Fatalf("the worst body: %d %s", a.status, a.body)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+		t.Errorf("the worst body allocated %d MB", grew>>20)
+	}
+	a = w.do("POST", "/api/reports/bank-overview/export", admin, `{"dateGroupingType":"Day","periods":["2026-01-30","RowTotal"]}`)
+	if a.status != 200 || !bytes.HasPrefix(a.body, []byte("PK")) {
+		t.Errorf("a good export: %d %s", a.status, a.body[:min(len(a.body), 200)])
+	}
+}
+
+// TestRound3Hole2PivotBounded: a grouping that would give more rows than
+// PIVOT_MAX_PERIODS is a 400 asking for a wider one, decided before the
+// rows are built; a wide enough one answers.
+func TestRound3Hole2PivotBounded(t *testing.T) {
+	w := newWorld(t)
+	admin := w.login("admin", adminPassword)
+	if _, err := w.pool.Exec(context.Background(), `insert into bank_booking
+		(bank_account, booked_date, in_or_out, amount_local, currency, actor, dist_rvn_settle, distr_driver, affects_balance, in_usd, status)
+		values ('A', '1900-01-01', 'IN', 1, 'USD', 'Card', 'Yes', 'No', 'Yes', 1, 'Processed'),
+		       ('A', '2999-12-31', 'IN', 1, 'USD', 'Card', 'Yes', 'No', 'Yes', 1, 'Processed')`); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []string{"Day", "Week", "Month", "Quarter"} {
+		a := w.do("POST", "/api/reports/bank-overview", admin, `{"dateGroupingType":"`+g+`"}`)
+		if a.status != 400 || a.env.Code != "reports.tooManyPeriods" || a.env.Field != "dateGroupingType" {
+			t.Errorf("%s over 1900 to 2999: %d %s", g, a.status, a.body[:min(len(a.body), 300)])
+		}
+	}
+	if a := w.do("POST", "/api/reports/bank-overview", admin, `{"dateGroupingType":"Year"}`); a.status != 200 {
+		t.Errorf("Year over 1900 to 2999 (1,100 rows): %d", a.status)
+	}
+}
+
+// TestRound3ExportGate: a user streams at most EXPORTS_PER_USER downloads at
+// once and everybody together EXPORTS_TOTAL; one more is a 429 that says
+// when to come back, and a finished download gives its place back.
+func TestRound3ExportGate(t *testing.T) {
+	g := newExportGate(2, 3)
+	r1, err := g.takeFor(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.takeFor(1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.takeFor(1); engine.ErrorCode(err) != engine.CodeRateLimited {
+		t.Errorf("a third download of one user: %v", err)
+	}
+	if _, err := g.takeFor(2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.takeFor(3); engine.ErrorCode(err) != engine.CodeRateLimited {
+		t.Errorf("a fourth download in all: %v", err)
+	}
+	r1()
+	r1() // giving back twice gives back once
+	if _, err := g.takeFor(3); err != nil {
+		t.Errorf("after one ended: %v", err)
+	}
+	if _, err := g.takeFor(3); engine.ErrorCode(err) != engine.CodeRateLimited {
+		t.Errorf("the total again: %v", err)
 	}
 }

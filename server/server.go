@@ -73,6 +73,7 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 	}))
 	app.Use(securityHeaders, noStore, cleanURL)
 	app.Use(limitBodies(d.Config.BodyLimitBytes, d.Config.UploadMaxBytes))
+	app.Use(newExportGate(d.Config.ExportsPerUser, d.Config.ExportsTotal).offer)
 
 	api := app.Group("/api")
 	api.Get("/health", health(d))
@@ -86,7 +87,7 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 	taskService := tasks.New(d.Pool, d.Engine)
 	taskService.MayLink = func(ctx context.Context) bool { return engine.ActorFrom(ctx).Can(screenReconcile) }
 	(&taskHandlers{tasks: taskService, prefs: prefs.New(d.Pool, d.Config.PreferenceKeys, d.Config.PreferenceBytes), log: d.Log, dateFormat: ids.dateFormat}).mount(api, ids.authenticate)
-	(&reportHandlers{reports: reports.New(d.Pool)}).mount(api, ids.authenticate)
+	(&reportHandlers{reports: reports.New(d.Pool, d.Config.PivotPeriods), log: d.Log}).mount(api, ids.authenticate)
 	newHomeHandlers(d).mount(api, ids.authenticate)
 	if extra != nil {
 		extra(api)

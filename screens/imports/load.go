@@ -121,6 +121,7 @@ func (s *Service) run(ctx context.Context, id int64, open func() (io.ReadCloser,
 	var sum Summary
 	var loaded, staged, repeated int
 	var warnings []RowNote
+	lim := s.runLimits()
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		cols := append(append([]string{}, t.columns...), "natural_key", "import_file_id")
 		var provenance []any // a bank booking carries its file, when and by whom from the start
@@ -158,7 +159,7 @@ func (s *Service) run(ctx context.Context, id int64, open func() (io.ReadCloser,
 				}
 				var err error
 				read := 0
-				sum, err = ParseIn(parseCtx, d, name, src, s.limits, zones, func(r Row) error {
+				sum, err = ParseIn(parseCtx, d, name, src, lim, zones, func(r Row) error {
 					read++
 					vals, err := dbValues(kind, r.Values)
 					if err != nil {

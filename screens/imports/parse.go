@@ -29,6 +29,10 @@ type Limits struct {
 	// MaxUnzipBytes is the most an XLSX workbook may unpack to, all parts
 	// together; above it the file is treated as a zip bomb.
 	MaxUnzipBytes int64
+	// Earliest and Latest bound the dates a row may carry (zero: no bound):
+	// a date of 1900 or 2999 is a typo, and would stretch every report
+	// spanning the data's dates.
+	Earliest, Latest time.Time
 }
 
 // DefaultLimits are sized for the largest legitimate files: a million-row
@@ -40,6 +44,11 @@ var DefaultLimits = Limits{
 	MaxFields:      512,
 	MaxRecordBytes: 1 << 20,
 	MaxUnzipBytes:  512 << 20,
+}
+
+// inWindow tells whether day lies within Earliest and Latest.
+func (l Limits) inWindow(day time.Time) bool {
+	return (l.Earliest.IsZero() || !day.Before(l.Earliest)) && (l.Latest.IsZero() || !day.After(l.Latest))
 }
 
 func (l Limits) withDefaults() Limits {
@@ -440,6 +449,17 @@ func (p *parser) finish(line int, values []any, bad bool, cols []int, identity s
 			continue
 		}
 		if values[i] != nil {
+			if d, ok := values[i].(time.Time); ok && !p.lim.inWindow(d) {
+				col := 0
+				if cols != nil {
+					col = cols[i]
+				}
+				from, to := p.lim.Earliest.Format("2006-01-02"), p.lim.Latest.Format("2006-01-02")
+				p.codedRowError(line, col, f.Name, "import.row.dateWindow", map[string]any{"field": f.Name, "value": d.Format("2006-01-02"), "from": from, "to": to},
+					"%s: %s lies outside the dates an import accepts (%s to %s)", f.Name, d.Format("2006-01-02"), from, to)
+				values[i], bad = nil, true
+				continue
+			}
 			if f.Type == TypeDecimal {
 				v, code, msg := money(values[i].(string))
 				if msg != "" {

@@ -60,6 +60,22 @@ type Service struct {
 	limits      Limits
 	log         *slog.Logger
 	now         func() time.Time
+	// yearsBack and yearsAhead bound imported dates around today (0, 0: no bound).
+	yearsBack, yearsAhead int
+}
+
+// SetDateWindow makes imports refuse dates more than back years before
+// today or ahead years after it (IMPORT_YEARS_BACK, IMPORT_YEARS_AHEAD).
+func (s *Service) SetDateWindow(back, ahead int) { s.yearsBack, s.yearsAhead = back, ahead }
+
+// runLimits are the limits of an import run now: the date window moves with today.
+func (s *Service) runLimits() Limits {
+	lim := s.limits
+	if s.yearsBack > 0 {
+		today := utcDate(s.now())
+		lim.Earliest, lim.Latest = today.AddDate(-s.yearsBack, 0, 0), today.AddDate(s.yearsAhead, 0, 0)
+	}
+	return lim
 }
 
 // NewService returns the import service. descriptors are the layouts of

@@ -290,3 +290,23 @@ func TestCamtEveryVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestImportDateWindow (security round 3, hole 2): a date far outside today's
+// window (IMPORT_YEARS_BACK, IMPORT_YEARS_AHEAD) is a row error, so one
+// typo cannot stretch every report over centuries.
+func TestImportDateWindow(t *testing.T) {
+	l := newLoader(t)
+	l.s.SetDateWindow(20, 1)
+	csv := "BankAccount,BookedDate,InterestDate,Text,AmountLocal,Currency,BankArchiveReference,Number,BookedBalanceLocalCurrency\n" +
+		"SE4550000000058398257466,1900-01-01,,Typo,1.00,SEK,,,\n" +
+		"SE4550000000058398257466," + time.Now().Format("2006-01-02") + ",2999-12-31,Typo,1.00,SEK,,,\n"
+	f := l.load(t, Bank, "typos.csv", []byte(csv), "")
+	if f.Status != "failed" || len(f.RowErrors) != 2 {
+		t.Fatalf("%s: %v", f.Status, f.RowErrors)
+	}
+	for i, field := range []string{"BookedDate", "InterestDate"} {
+		if e := f.RowErrors[i]; e.Code != "import.row.dateWindow" || e.Field != field || e.Line != i+2 {
+			t.Errorf("row error %d: %+v", i, e)
+		}
+	}
+}

@@ -1,8 +1,8 @@
 package reports
 
 import (
-	"bytes"
 	"context"
+	"io"
 	"strconv"
 	"strings"
 
@@ -29,12 +29,22 @@ type ExportRequest struct {
 	Labels map[string]string `json:"labels"`
 }
 
-// BankOverviewXLSX writes the requested rows of the overview as a
-// workbook: text cells stay text (never formulas), amounts are numbers with
-// two decimals and thousands separators.
-func (s *Service) BankOverviewXLSX(ctx context.Context, r ExportRequest) ([]byte, error) {
+// BankOverviewXLSX checks the request and computes the overview, then
+// returns what writes the requested rows as a workbook: text cells stay
+// text (never formulas), amounts are numbers with two decimals and
+// thousands separators. Each period is asked for once, so the file has at
+// most the overview's rows (itself bounded: PIVOT_MAX_PERIODS); the sheet is
+// streamed through a temporary file, never held whole in memory.
+func (s *Service) BankOverviewXLSX(ctx context.Context, r ExportRequest) (func(context.Context, io.Writer) error, error) {
 	if len(r.Periods) == 0 {
 		return nil, engine.Invalid("periods", "periods must list the rows to export.").With("reports.noRows")
+	}
+	seen := make(map[string]bool, len(r.Periods))
+	for _, p := range r.Periods {
+		if seen[p] {
+			return nil, engine.Invalid("periods", "%q is listed twice; list each row once.", p).With("reports.repeatedPeriod", "period", p)
+		}
+		seen[p] = true
 	}
 	o, err := s.BankOverview(ctx, r.Params)
 	if err != nil {
@@ -58,13 +68,29 @@ func (s *Service) BankOverviewXLSX(ctx context.Context, r ExportRequest) ([]byte
 		}
 		return key
 	}
+	return func(_ context.Context, w io.Writer) error { return writeOverview(w, o, rows, label) }, nil
+}
 
+func writeOverview(w io.Writer, o *Overview, rows []map[string]any, label func(string) string) error {
 	f := excelize.NewFile()
 	defer f.Close()
 	const sheet = "Sheet1"
+	sw, err := f.NewStreamWriter(sheet)
+	if err != nil {
+		return err
+	}
 	bold, _ := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}})
 	amountFmt := "#,##0.00"
 	amount, _ := f.NewStyle(&excelize.Style{CustomNumFmt: &amountFmt})
+	if err := sw.SetColWidth(1, 1, 14); err != nil {
+		return err
+	}
+	if len(o.Columns) > 1 {
+		if err := sw.SetColWidth(2, len(o.Columns), 16); err != nil {
+			return err
+		}
+	}
+	header := make([]any, len(o.Columns))
 	for i, c := range o.Columns {
 		name := c.Key
 		if c.Kind != "actor" || c.Actor == nil {
@@ -72,45 +98,40 @@ func (s *Service) BankOverviewXLSX(ctx context.Context, r ExportRequest) ([]byte
 		} else {
 			name = *c.Actor
 		}
-		cell, _ := excelize.CoordinatesToCellName(i+1, 1)
-		if err := f.SetCellStr(sheet, cell, name); err != nil {
-			return nil, engine.Internal(err)
-		}
+		header[i] = excelize.Cell{Value: name, StyleID: bold}
 	}
-	last, _ := excelize.CoordinatesToCellName(len(o.Columns), 1)
-	f.SetCellStyle(sheet, "A1", last, bold)
-	f.SetColWidth(sheet, "A", "A", 14)
-	if len(o.Columns) > 1 {
-		second, _ := excelize.ColumnNumberToName(2)
-		end, _ := excelize.ColumnNumberToName(len(o.Columns))
-		f.SetColWidth(sheet, second, end, 16)
+	if err := sw.SetRow("A1", header); err != nil {
+		return err
 	}
 	for i, row := range rows {
+		cells := make([]any, len(o.Columns))
 		for j, c := range o.Columns {
-			cell, _ := excelize.CoordinatesToCellName(j+1, i+2)
 			if j == 0 {
 				period := row[KeyPeriod].(string)
 				if period == RowTotal {
 					period = label(RowTotal)
 				}
-				f.SetCellStr(sheet, cell, period)
+				cells[j] = excelize.Cell{Value: period} // a string cell: never a formula
 				continue
 			}
 			v, ok := row[c.Key].(string)
 			if !ok {
+				cells[j] = nil
 				continue
 			}
 			n, err := strconv.ParseFloat(v, 64)
 			if err != nil {
-				return nil, engine.Internal(err)
+				return err
 			}
-			f.SetCellFloat(sheet, cell, n, 2, 64)
-			f.SetCellStyle(sheet, cell, cell, amount)
+			cells[j] = excelize.Cell{Value: n, StyleID: amount}
+		}
+		cell, _ := excelize.CoordinatesToCellName(1, i+2)
+		if err := sw.SetRow(cell, cells); err != nil {
+			return err
 		}
 	}
-	var buf bytes.Buffer
-	if err := f.Write(&buf); err != nil {
-		return nil, engine.Internal(err)
+	if err := sw.Flush(); err != nil {
+		return err
 	}
-	return buf.Bytes(), nil
+	return f.Write(w)
 }

@@ -28,11 +28,22 @@ const QueryTimeout = 30 * time.Second
 
 // Service computes the reports.
 type Service struct {
-	pool *pgxpool.Pool
+	pool       *pgxpool.Pool
+	maxPeriods int
 }
 
-// New returns the reports service reading from pool (a replica will do).
-func New(pool *pgxpool.Pool) *Service { return &Service{pool: pool} }
+// DefaultMaxPeriods is the most rows (periods) an overview may have unless
+// the service is told otherwise (PIVOT_MAX_PERIODS).
+const DefaultMaxPeriods = 2000
+
+// New returns the reports service reading from pool (a replica will do);
+// an overview of more than maxPeriods rows is refused (0: DefaultMaxPeriods).
+func New(pool *pgxpool.Pool, maxPeriods int) *Service {
+	if maxPeriods <= 0 {
+		maxPeriods = DefaultMaxPeriods
+	}
+	return &Service{pool: pool, maxPeriods: maxPeriods}
+}
 
 // Column describes one pivot column.
 type Column struct {
@@ -91,20 +102,12 @@ func PivotSQL(p Params) (string, []any) {
 	if p.InOut == "Out" {
 		amount, direction = "case when sum(out_count) > 0 then sum(out_usd) end", "OUT"
 	}
-	args := []any{direction}
-	var where strings.Builder
-	where.WriteString("in_or_out = $1")
-	for _, f := range flagFilters {
-		if v := f.value(p); v != "All" {
-			args = append(args, v)
-			fmt.Fprintf(&where, " and %s = $%d", f.column, len(args))
-		}
-	}
+	where, args := filterSQL(p, direction)
 	return `
 with days as (
 	select booked_date as d, actor, ` + amount + ` as amount
 	from bank_booking_day
-	where ` + where.String() + `
+	where ` + where + `
 	group by booked_date, actor
 ), cells as (
 	select ` + per.start + ` as p, actor, sum(amount) as amount
@@ -124,6 +127,39 @@ from sums
 order by 1, 2, 4`, args
 }
 
+// filterSQL is the condition on bank_booking_day of p's direction and flags.
+func filterSQL(p Params, direction string) (string, []any) {
+	args := []any{direction}
+	var where strings.Builder
+	where.WriteString("in_or_out = $1")
+	for _, f := range flagFilters {
+		if v := f.value(p); v != "All" {
+			args = append(args, v)
+			fmt.Fprintf(&where, " and %s = $%d", f.column, len(args))
+		}
+	}
+	return where.String(), args
+}
+
+// periodCount is how many periods of g lie from lo's to hi's, both included.
+func periodCount(lo, hi time.Time, g Grouping) int {
+	months := (hi.Year()*12 + int(hi.Month())) - (lo.Year()*12 + int(lo.Month()))
+	switch g {
+	case Year:
+		return hi.Year() - lo.Year() + 1
+	case HalfYear:
+		return (hi.Year()*2 + (int(hi.Month())-1)/6) - (lo.Year()*2 + (int(lo.Month())-1)/6) + 1
+	case Quarter:
+		return (hi.Year()*4 + (int(hi.Month())-1)/3) - (lo.Year()*4 + (int(lo.Month())-1)/3) + 1
+	case Month:
+		return months + 1
+	case Week:
+		monday := func(t time.Time) time.Time { return t.AddDate(0, 0, -(int(t.Weekday())+6)%7) }
+		return int(monday(hi).Sub(monday(lo)).Hours()/24)/7 + 1
+	}
+	return int(hi.Sub(lo).Hours()/24) + 1
+}
+
 // BankOverview computes the pivot for the parameters.
 func (s *Service) BankOverview(ctx context.Context, in Params) (*Overview, error) {
 	p, err := in.Normalize()
@@ -137,6 +173,25 @@ func (s *Service) BankOverview(ctx context.Context, in Params) (*Overview, error
 	err = pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, fmt.Sprintf("set local statement_timeout = %d", QueryTimeout.Milliseconds())); err != nil {
 			return err
+		}
+		// Bounded before it is built: one booking dated 1900 and one 2999
+		// would make a Day overview of 400,000 rows.
+		direction := "IN"
+		if p.InOut == "Out" {
+			direction = "OUT"
+		}
+		where, fargs := filterSQL(p, direction)
+		var lo, hi *time.Time
+		if err := tx.QueryRow(ctx, `select min(booked_date), max(booked_date) from bank_booking_day where `+where, fargs...).Scan(&lo, &hi); err != nil {
+			return err
+		}
+		if lo != nil && hi != nil {
+			if n := periodCount(*lo, *hi, p.DateGrouping); n > s.maxPeriods {
+				return engine.Invalid("dateGroupingType", "Grouped by %s the overview would have %d rows (%s to %s), more than the %d it may have; choose a wider grouping.",
+					p.DateGrouping, n, lo.Format("2006-01-02"), hi.Format("2006-01-02"), s.maxPeriods).
+					With("reports.tooManyPeriods", "grouping", string(p.DateGrouping), "count", n, "max", s.maxPeriods,
+						"from", lo.Format("2006-01-02"), "to", hi.Format("2006-01-02"))
+			}
 		}
 		// Exec mode: a custom plan for the values of each call, never a
 		// cached generic one.

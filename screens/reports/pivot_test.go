@@ -220,7 +220,7 @@ func insertBookings(t *testing.T, s *Service, bs []booking) {
 // TestPivotAgainstIndependentSums compares the pivot with sums the test
 // computes itself, for every grouping and every combination of the filters.
 func TestPivotAgainstIndependentSums(t *testing.T) {
-	s := New(pgtest.New(t))
+	s := New(pgtest.New(t), 0)
 	bs := testBookings()
 	insertBookings(t, s, bs)
 	ctx := context.Background()
@@ -258,7 +258,7 @@ func TestPivotAgainstIndependentSums(t *testing.T) {
 // labels of each grouping, weeks across a year boundary, empty periods, the
 // column order and an empty answer.
 func TestPivotShapes(t *testing.T) {
-	s := New(pgtest.New(t))
+	s := New(pgtest.New(t), 0)
 	c := func(v int64) *int64 { return &v }
 	bs := []booking{
 		{date: day("2024-12-29"), dir: "IN", actor: str("Card"), distRvn: str("Yes"), affects: str("Yes"), cents: c(100)},
@@ -364,7 +364,7 @@ func TestParams(t *testing.T) {
 // stay equal to the bookings through updates of every summed column,
 // deletes, a reprocess-sized update, and a truncate.
 func TestDailySumsFollowEveryWrite(t *testing.T) {
-	s := New(pgtest.New(t))
+	s := New(pgtest.New(t), 0)
 	insertBookings(t, s, testBookings())
 	ctx := context.Background()
 	exec := func(sql string) {
