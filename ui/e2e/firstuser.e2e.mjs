@@ -10,7 +10,7 @@ import path from 'node:path';
 import {
   ADMIN_PASSWORD, ADMIN_USER, BASE_URL, SCREENSHOT_DIR,
   afterGrid, assert, byTestId, clearToasts, collectProblems, createChecks, filterBy, launchBrowser, loadTranslations, openPage,
-  openScreen, shot, signIn, submitSignIn, waitForHash,
+  openScreen, shot, signIn, submitSignIn, waitForHash, settled
 } from './lib.mjs';
 
 const en = loadTranslations('en');
@@ -388,8 +388,9 @@ async function main() {
         await fresh.page.locator('.p-dropdown-panel').waitFor();
         await fresh.page.keyboard.press('Escape');
         await fresh.page.locator('.p-dropdown-panel').waitFor({ state: 'detached' });
-        // A dialog closed by that Escape takes its close animation (150 ms) to go: give it time.
-        await fresh.page.waitForTimeout(600);
+        // Had that Escape closed the dialog, its exit transition would have begun within the
+        // frames settled waits for; once every transition has ended, it must still be open.
+        await settled(fresh.page);
         assert(await dialog.isVisible(), 'Escape closed the dialog');
         assert((await fresh.page.locator('#profile-firstName').inputValue()) === 'Edited', 'the edit is lost');
         await fresh.page.keyboard.press('Escape');

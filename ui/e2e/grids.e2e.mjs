@@ -161,7 +161,8 @@ async function main() {
       await byTestId(page, 'grid-VW_TblMasterCountry').locator('.rdg').evaluate((el) => {
         el.scrollTop = el.scrollHeight;
       });
-      await page.waitForTimeout(200);
+      // The grid has rendered the rows at the end (virtualised: only those near them).
+      await page.waitForFunction(() => [...document.querySelectorAll('.rdg-row')].some((r) => Number(r.getAttribute('aria-rowindex')) >= 100));
       const after = await page.evaluate(() => document.querySelectorAll('.rdg-row').length);
       assert(after < 100, `row elements after scrolling ${after}`);
       await shot(page, 'country-list');

@@ -8,7 +8,7 @@ import path from 'node:path';
 import {
   resetAdminLanguage,
   ADMIN_PASSWORD, ADMIN_USER, BASE_URL, SCREENSHOT_DIR, TIMEOUT,
-  assert, byTestId, collectProblems, createChecks, launchBrowser, loadTranslations, openPage, submitSignIn, waitForHash,
+  assert, byTestId, collectProblems, createChecks, launchBrowser, loadTranslations, openPage, submitSignIn, waitForHash, settled
 } from './lib.mjs';
 
 const MAILBOX_URL = (process.env.MAILBOX_URL ?? '').replace(/\/+$/, '');
@@ -247,7 +247,7 @@ async function main() {
       assert(await page.locator('#profile-username').evaluate((el) => el.readOnly), 'username editable');
       assert(await page.locator('#profile-dateOfBirth').evaluate((el) => el.readOnly), 'date of birth typable');
       await page.locator('#profile-firstName').fill('Zelda');
-      await page.waitForTimeout(300); // let the opening animation finish before the screenshot
+      await settled(page); // the opening animation finished before the screenshot
       await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'profile-form.png') });
       const reloaded = page.waitForEvent('load', { timeout: TIMEOUT });
       reloaded.catch(() => {});

@@ -9,7 +9,7 @@ import path from 'node:path';
 import {
   ADMIN_USER, BASE_URL,
   afterGrid, assert, byTestId, clearToasts, collectProblems, createChecks, filterBy, firstTwoLines, launchBrowser,
-  loadTranslations, openPage, openScreen, shot, signIn, waitForHash,
+  loadTranslations, openPage, openScreen, shot, signIn, waitForHash, settled
 } from './lib.mjs';
 
 const IMPORT_TIMEOUT = 60_000; // an import is a background job: allow for a busy machine
@@ -24,7 +24,7 @@ async function scrollToColumn(page, viewName, field) {
     await grid.evaluate((el) => {
       el.scrollLeft += 300;
     });
-    await page.waitForTimeout(50);
+    await settled(page); // the columns scrolled into view are rendered
   }
   await byTestId(page, `filter-${field}`).scrollIntoViewIfNeeded();
 }

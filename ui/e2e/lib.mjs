@@ -170,10 +170,24 @@ export async function clearToasts(page) {
   await page.locator('.p-toast-message').first().waitFor({ state: 'detached' }).catch(() => {});
 }
 
+/**
+ * Waits until the page has rendered what the last input caused and every animation and
+ * enter/exit transition has ended: a condition, never a time, so it holds on a busy machine.
+ */
+export async function settled(page) {
+  // Two frames: whatever state the last event set has been rendered (and any transition begun).
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  await page.waitForFunction(
+    () =>
+      document.getAnimations().every((a) => a.playState !== 'running') &&
+      !document.querySelector('[class*="-enter-active"], [class*="-exit-active"], [class*="-appear-active"]'),
+  );
+}
+
 /** A full-page screenshot without hover effects or half-finished animations. */
 export async function shot(page, name) {
   await page.mouse.move(1270, 790); // keep hover effects out of the picture
-  await page.waitForTimeout(250); // let dialogs and toasts finish animating
+  await settled(page); // dialogs and toasts finished animating
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
 }
 

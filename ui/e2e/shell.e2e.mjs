@@ -5,7 +5,7 @@
 import path from 'node:path';
 import {
   ADMIN_USER, BASE_URL, SCREENSHOT_DIR, TIMEOUT,
-  assert, byTestId, collectProblems, createChecks, launchBrowser, loadTranslations, openPage, signIn, waitForHash,
+  assert, byTestId, collectProblems, createChecks, launchBrowser, loadTranslations, openPage, signIn, waitForHash, settled
 } from './lib.mjs';
 
 const LANGUAGES = ['en', 'sv', 'es', 'pt'];
@@ -112,7 +112,7 @@ async function main() {
       // offsetWidth, not the bounding box: the opening animation scales the dialog.
       const width = await dialog.evaluate((el) => el.offsetWidth);
       assert(width === 1000, `dialog width ${width}`);
-      await page.waitForTimeout(300); // let the opening animation finish before the screenshot
+      await settled(page); // the opening animation finished before the screenshot
       await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'profile-dialog.png') });
       await dialog.locator('.p-dialog-footer').getByRole('button', { name: translations.en.common.cancel }).click();
       await dialog.waitFor({ state: 'detached' });
@@ -164,7 +164,7 @@ async function main() {
       const message = await dialog.locator('.p-confirm-dialog-message').textContent();
       assert(header === translations.en.shell.signOut, `header ${header}`);
       assert(message === translations.en.shell.signOutConfirm, `message ${message}`);
-      await page.waitForTimeout(300); // let the opening animation finish before the screenshot
+      await settled(page); // the opening animation finished before the screenshot
       await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'sign-out-confirm.png') });
       await dialog.locator('.p-confirm-dialog-accept').click();
       await waitForHash(page, '#/login');

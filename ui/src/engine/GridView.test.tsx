@@ -246,7 +246,7 @@ describe('GridView', () => {
         </MemoryRouter>
       </ToastProvider>,
     );
-    const cell = await screen.findByText('Country 0', undefined, { timeout: 5000 });
+    const cell = await screen.findByText('Country 0');
     const grid = screen.getByRole('grid');
     expect(grid.getAttribute('aria-label')).toBe('Country List');
     expect(grid.getAttribute('aria-rowcount')).toBe('251'); // 250 rows and the header, not one page

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { configure, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { ToastProvider } from './toast';
 import { pageReload, ProfileDialog } from './ProfileDialog';
 import { seedSession } from '../test/helpers';
@@ -7,7 +7,6 @@ import { fail, mockApi, ok } from '../test/apiMock';
 import { getCurrentUser } from '../auth/session';
 
 // Forms with PrimeReact widgets render slowly in jsdom on a busy machine: allow for it.
-configure({ asyncUtilTimeout: 5000 });
 vi.setConfig({ testTimeout: 20_000 });
 
 afterEach(() => {

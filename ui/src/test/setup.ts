@@ -4,7 +4,7 @@
 import 'core-js/actual/iterator';
 import cssEscape from 'css.escape';
 import { afterEach, beforeEach } from 'vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { initI18n } from '../i18n';
 import { seedAppConfig } from './seedScreens';
 
@@ -13,6 +13,10 @@ if (typeof globalThis.CSS === 'undefined') {
 } else if (typeof CSS.escape !== 'function') {
   CSS.escape = cssEscape;
 }
+
+// findBy*/waitFor wait for a condition; on a busy machine it may take seconds, not testing-library's
+// default one, to come true. One bound for every test file.
+configure({ asyncUtilTimeout: 15_000 });
 
 Element.prototype.scrollIntoView = function scrollIntoView() {};
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { configure, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router-dom';
 import { ToastProvider } from '../../shell/toast';
 import { mockApi, ok } from '../../test/apiMock';
@@ -13,7 +13,6 @@ import type { LevelDef } from './recon';
 
 // The screen renders in three steps (levels, view metadata, rows); on a busy two-core machine
 // each can take a second or more.
-configure({ asyncUtilTimeout: 8000 });
 vi.setConfig({ testTimeout: 30_000 });
 
 function view(name: string): ViewMeta {

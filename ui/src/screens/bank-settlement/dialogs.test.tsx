@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { configure, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { ToastProvider } from '../../shell/toast';
 import { created, fail, mockApi, ok } from '../../test/apiMock';
@@ -11,7 +11,6 @@ import { CreateTaskFromDetails } from './CreateTaskFromDetails';
 import { DetailsDialog } from './DetailsDialog';
 
 // Dialogs with two data grids render slowly on a busy two-core machine.
-configure({ asyncUtilTimeout: 5000 });
 vi.setConfig({ testTimeout: 20_000 });
 
 const wrap = (node: ReactNode) => render(<ToastProvider>{node}</ToastProvider>);

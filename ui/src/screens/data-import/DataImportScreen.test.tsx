@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { act, configure, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router-dom';
 import { ApiError } from '../../api/client';
 import type { ImportFile } from '../../api/imports';
@@ -11,7 +11,6 @@ import i18n from '../../i18n';
 import DataImportScreen from './DataImportScreen';
 import { EXTRACTION_LOGS_TAB_KEY } from './importFormat';
 
-configure({ asyncUtilTimeout: 5000 });
 vi.setConfig({ testTimeout: 20_000 });
 
 // The api client, mocked: quiet GETs answer from `answers`, uploads from `mocks.apiUpload`.

@@ -1,12 +1,11 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { configure, render, screen } from '@testing-library/react';
+import { render, screen } from '@testing-library/react';
 import { MemoryRouter } from 'react-router-dom';
 import { seedSession } from '../../test/helpers';
 import type { HomeFigures } from './home';
 import HomeScreen from './HomeScreen';
 import en from '../../i18n/en.json';
 
-configure({ asyncUtilTimeout: 5000 });
 vi.setConfig({ testTimeout: 20_000 });
 
 const mocks = vi.hoisted(() => ({ getQuiet: vi.fn() }));

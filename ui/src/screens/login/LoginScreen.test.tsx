@@ -71,7 +71,7 @@ describe('sign-in screen', () => {
     expect(JSON.parse(localStorage.getItem('userRoles')!)).toEqual([{ id: 2, roleName: 'Finance' }]);
     expect(localStorage.getItem('defaultLang')).toBe('"sv"');
     // The list screen loads lazily; the sign-in form stays up until it is ready.
-    await waitFor(() => expect(screen.getByTestId('screen-title').textContent).toBe('Användarlista'), { timeout: 5000 });
+    await waitFor(() => expect(screen.getByTestId('screen-title').textContent).toBe('Användarlista'));
   });
 
   it("shows the server's error message", async () => {

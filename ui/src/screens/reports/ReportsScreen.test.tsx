@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { configure, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router-dom';
 import { ApiError } from '../../api/client';
 import { ToastProvider } from '../../shell/toast';
@@ -8,7 +8,6 @@ import { STORAGE_KEY } from './bankOverviewParams';
 import type { BankOverview } from './pivot';
 import ReportsScreen from './ReportsScreen';
 
-configure({ asyncUtilTimeout: 5000 });
 vi.setConfig({ testTimeout: 20_000 });
 
 // The api client, mocked: the bank overview answers from `mocks.postQuiet`.

@@ -1,12 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { configure, fireEvent, screen, waitFor } from '@testing-library/react';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { locationOf, renderAt, seedSession } from '../../test/helpers';
 import { created, fail, mockApi, ok } from '../../test/apiMock';
 import { resetWebScreenCache } from '../../api/identity';
 import i18n from '../../i18n';
 
 // Forms with PrimeReact widgets render slowly in jsdom on a busy machine: allow for it.
-configure({ asyncUtilTimeout: 5000 });
 vi.setConfig({ testTimeout: 20_000 });
 
 beforeEach(() => resetWebScreenCache());

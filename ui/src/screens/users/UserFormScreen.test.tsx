@@ -1,11 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { configure, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { locationOf, renderAt, seedSession } from '../../test/helpers';
 import { created, fail, mockApi, ok } from '../../test/apiMock';
 import { getCurrentUser } from '../../auth/session';
 
 // Forms with PrimeReact widgets render slowly in jsdom on a busy machine: allow for it.
-configure({ asyncUtilTimeout: 5000 });
 vi.setConfig({ testTimeout: 20_000 });
 
 afterEach(() => vi.unstubAllGlobals());
