@@ -21,6 +21,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/internal/liveness"
 	"ledgerdesk/internal/mail"
 	"ledgerdesk/internal/pgcluster"
 	"ledgerdesk/migrations"
@@ -201,6 +202,10 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 	importer.SetQueue(queue)
 	sender.SetQueue(queue)
 	reconciler.SetQueue(queue)
+	// Work left running by a process that ended is marked at start-up and
+	// whenever its heartbeat stops (internal/liveness).
+	go liveness.Sweep(ctx, log, map[string]func(context.Context) (int, error){
+		"imports": importer.MarkCutOff, "automatic reconcile runs": reconciler.MarkAbandoned})
 
 	app := New(Deps{Config: cfg, Pool: db.Pool, Log: log, UI: opt.UI, Version: opt.Version, Identity: ident, Engine: eng,
 		Rates: &rates.Runner{Queue: queue, Wait: RateSyncWait}, Imports: importer, Recon: reconciler})

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/internal/liveness"
 )
 
 // target describes where the rows of a kind go.
@@ -105,6 +106,7 @@ func (s *Service) run(ctx context.Context, id int64, open func() (io.ReadCloser,
 	if err != nil {
 		return err
 	}
+	defer liveness.Beat(s.pool, liveness.Imports, id, s.log)() // alive while it runs (see MarkCutOff)
 	if open == nil {
 		open = func() (io.ReadCloser, error) { return openParts(ctx, s.pool, id, size) }
 	}
@@ -355,6 +357,44 @@ func chainStatements(ctx context.Context, tx pgx.Tx, importID int64, sum *Summar
 }
 
 var errRowErrors = errors.New("rows with errors")
+
+// MarkCutOff marks each import still running whose heartbeat stopped more
+// than liveness.StaleAfter ago: its process ended (killed, or its machine
+// lost), and its one transaction with it, so nothing of it was loaded. It
+// ends failed with its extraction-log row and a message saying so, at once
+// instead of when the job queue rescues its job (which then finds it done);
+// the same file may be uploaded again. It returns how many it marked.
+func (s *Service) MarkCutOff(ctx context.Context) (int, error) {
+	rows, err := s.pool.Query(ctx, `update import_file set status = 'failed'
+		where status = 'running' and coalesce(heartbeat_at, started_on, created_on) < now() - $1::interval
+		returning id, kind, file_name, created_by, rows_read`, liveness.StaleAfter.String())
+	if err != nil {
+		return 0, err
+	}
+	type cut struct {
+		id          int64
+		kind        Kind
+		name, actor string
+		read        int
+	}
+	cuts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (cut, error) {
+		var c cut
+		err := r.Scan(&c.id, &c.kind, &c.name, &c.actor, &c.read)
+		return c, err
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, c := range cuts {
+		failure := engine.Invalid("file", "%s: the import stopped without finishing (its process ended); nothing of it was loaded. Upload the file again.", c.name).
+			With("import.cutOff", "file", c.name)
+		if err := s.finish(ctx, c.id, c.kind, c.name, c.actor, &Summary{RowsRead: c.read}, 0, 0, nil, failure); err != nil {
+			return 0, err
+		}
+		s.log.Warn("import cut off: its process ended", "import", c.id, "file", c.name)
+	}
+	return len(cuts), nil
+}
 
 // stage is the temporary table a file goes through when its rows overlap.
 const stage = "import_stage"

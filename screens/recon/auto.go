@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/internal/liveness"
 )
 
 // Queue is the job queue auto runs take (DESIGN.md section 6).
@@ -246,6 +247,18 @@ func (s *Service) abandoned(ctx context.Context, r *Run) (bool, error) {
 	return tag.RowsAffected() == 1, err
 }
 
+// MarkAbandoned marks each run still running whose heartbeat stopped more
+// than liveness.StaleAfter ago: its process ended, and the run's one
+// transaction with it, so none of its matches were made. It fails with
+// recon.runAbandoned at once, and its level is free for the next run,
+// instead of when the job queue rescues the job. It returns how many.
+func (s *Service) MarkAbandoned(ctx context.Context) (int, error) {
+	tag, err := s.pool.Exec(ctx, `update recon_run set status = 'failed', finished_on = now(),
+		error = 'The run stopped without finishing (its process ended).', error_code = 'recon.runAbandoned', error_params = jsonb_build_object('runId', id)
+		where status = 'running' and coalesce(heartbeat_at, started_on, created_on) < now() - $1::interval`, liveness.StaleAfter.String())
+	return int(tag.RowsAffected()), err
+}
+
 // waitRun polls a run until it is done or wait has passed.
 func (s *Service) waitRun(ctx context.Context, id int64, wait time.Duration) (*Run, error) {
 	deadline := time.Now().Add(wait)
@@ -378,6 +391,7 @@ func (s *Service) execute(ctx context.Context, runID int64, l *Level) error {
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("run %d is not queued", runID)
 	}
+	defer liveness.Beat(s.pool, liveness.ReconRuns, runID, s.log)() // alive while it runs (see MarkAbandoned)
 	for attempt := 1; ; attempt++ {
 		err = s.executeOnce(ctx, runID, l)
 		if err == nil || !retryable(err) || attempt == runAttempts {

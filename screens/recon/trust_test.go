@@ -321,3 +321,28 @@ func TestEditDuringARunIsFollowed(t *testing.T) {
 		t.Errorf("the run's match should follow the edit: %+v", m)
 	}
 }
+
+// TestAbandonedRunsAreMarked: a run still running whose heartbeat stopped
+// (its process was killed) is marked failed with recon.runAbandoned by the
+// sweep, and frees its level; a run whose heartbeat is fresh is left alone.
+func TestAbandonedRunsAreMarked(t *testing.T) {
+	f := newFixture(t)
+	dead := f.id(`insert into recon_run (level, created_by, status, started_on, heartbeat_at) values (1, 'rita', 'running', now() - interval '5 minutes', now() - interval '5 minutes') returning id`)
+	alive := f.id(`insert into recon_run (level, created_by, status, started_on, heartbeat_at) values (2, 'rita', 'running', now() - interval '5 minutes', now()) returning id`)
+	n, err := f.svc.MarkAbandoned(context.Background())
+	if err != nil || n != 1 {
+		t.Fatalf("marked %d (%v), want 1", n, err)
+	}
+	var status, code string
+	if err := f.pool.QueryRow(context.Background(), `select status, coalesce(error_code, '') from recon_run where id = $1`, dead).Scan(&status, &code); err != nil {
+		t.Fatal(err)
+	}
+	if status != "failed" || code != "recon.runAbandoned" {
+		t.Errorf("the dead run: %s %s", status, code)
+	}
+	if err := f.pool.QueryRow(context.Background(), `select status from recon_run where id = $1`, alive).Scan(&status); err != nil || status != "running" {
+		t.Errorf("the live run: %s %v", status, err)
+	}
+	// Its level is free: the next run starts and finishes.
+	f.auto(Levels[0])
+}
