@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -89,6 +91,13 @@ type product struct {
 	mailbox       *httptest.Server
 }
 
+// The binary is built once for all tests of the package.
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
 // startProduct builds the binary with the UI embedded and starts it.
 func startProduct(t testing.TB) *product {
 	t.Helper()
@@ -96,12 +105,23 @@ func startProduct(t testing.TB) *product {
 	if _, err := os.Stat(filepath.Join(root, "ui", "dist", "index.html")); err != nil {
 		t.Fatal("ui/dist is not built: run `go tool task ui:build` first")
 	}
-	bin := filepath.Join(t.TempDir(), "ledgerdesk")
-	build := exec.Command("go", "build", "-tags", "embedui", "-o", bin, ".")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "ledgerdesk-e2e-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "ledgerdesk")
+		build := exec.Command("go", "build", "-tags", "embedui", "-o", builtBin, ".")
+		build.Dir = root
+		if out, err := build.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("%v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build: %v", buildErr)
 	}
+	bin := builtBin
 
 	// Mail goes to a real SMTP server in this process; the browser scripts
 	// read the codes it received from MAILBOX_URL/latest?to=<address>.
@@ -176,4 +196,13 @@ func waitHealthy(t testing.TB, baseURL string, exited <-chan error) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	t.Fatal("server not healthy within 60s")
+}
+
+// TestMain removes the binary built for the package's tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtBin != "" {
+		os.RemoveAll(filepath.Dir(builtBin))
+	}
+	os.Exit(code)
 }
