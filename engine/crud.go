@@ -236,8 +236,11 @@ func (f *Form) Validate(body map[string]any, creating bool) (goqu.Record, error)
 	return rec, nil
 }
 
-func (ff *FormField) checkRange(raw any) error {
-	if ff.Min == nil && ff.Max == nil {
+func (ff *FormField) checkRange(raw any) error { return checkRange(ff.Field, ff.Min, ff.Max, raw) }
+
+// checkRange refuses a number of field below min or above max (nil: no bound).
+func checkRange(field string, min, max *float64, raw any) error {
+	if min == nil && max == nil || raw == nil {
 		return nil
 	}
 	// Exact: a decimal just below a bound is below it, whatever a float would say.
@@ -245,11 +248,11 @@ func (ff *FormField) checkRange(raw any) error {
 	if !ok {
 		return nil // the type check has already spoken
 	}
-	if ff.Min != nil && n.Cmp(new(big.Rat).SetFloat64(*ff.Min)) < 0 {
-		return Invalid(ff.Field, "%s must be at least %v.", ff.Field, *ff.Min).With("field.min", "field", ff.Field, "min", *ff.Min)
+	if min != nil && n.Cmp(new(big.Rat).SetFloat64(*min)) < 0 {
+		return Invalid(field, "%s must be at least %v.", field, *min).With("field.min", "field", field, "min", *min)
 	}
-	if ff.Max != nil && n.Cmp(new(big.Rat).SetFloat64(*ff.Max)) > 0 {
-		return Invalid(ff.Field, "%s must be at most %v.", ff.Field, *ff.Max).With("field.max", "field", ff.Field, "max", *ff.Max)
+	if max != nil && n.Cmp(new(big.Rat).SetFloat64(*max)) > 0 {
+		return Invalid(field, "%s must be at most %v.", field, *max).With("field.max", "field", field, "max", *max)
 	}
 	return nil
 }

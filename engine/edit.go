@@ -80,8 +80,12 @@ func (e *Engine) UpdateRow(ctx context.Context, r RowEdit) (map[string]any, erro
 		if c == nil || !c.Editable {
 			return nil, Invalid(field, "%s is not an editable field of %s.", field, v.Name).With("edit.notEditable", "field", field)
 		}
-		val, err := c.ParseValue(applyTransforms(raw, c.Transform))
+		written := applyTransforms(raw, c.Transform)
+		val, err := c.ParseValue(written)
 		if err != nil {
+			return nil, err
+		}
+		if err := checkRange(c.Field, c.Min, c.Max, written); err != nil {
 			return nil, err
 		}
 		set[c.Column] = val

@@ -133,6 +133,11 @@ type Column struct {
 	Width       int      `yaml:"width"`
 	Status      *Status  `yaml:"status"` // colour rule: values shown as labelled badges
 	Sortable    *bool    `yaml:"sortable"`
+	// Min and Max bound an edited number. A column without them takes those
+	// of a form field on the same table and column: a bound is declared
+	// once, and an inline edit cannot write what the form refuses.
+	Min *float64 `yaml:"min"`
+	Max *float64 `yaml:"max"`
 	// EnumInt is set by validation when an enum is stored in an integer column.
 	EnumInt bool `yaml:"-"`
 	// maxDecimals bounds the decimals a client may send (forms); a grid
@@ -388,6 +393,7 @@ func LoadMetadata(fsys fs.FS) (*Metadata, error) {
 			add("forms/"+name+".yaml", name, "view %q is not in views.yaml", f.View)
 		}
 	}
+	md.inheritBounds()
 	for route, sc := range md.Screens {
 		for _, p := range sc.check(md) {
 			add("views.yaml", "screens."+route, "%s", p)
@@ -399,6 +405,31 @@ func LoadMetadata(fsys fs.FS) (*Metadata, error) {
 		return nil, &Error{Code: CodeInvalid, Message: "invalid metadata:\n  " + strings.Join(problems, "\n  ")}
 	}
 	return md, nil
+}
+
+// inheritBounds gives each view column without min or max those of a form
+// field writing the same column of the same table.
+func (md *Metadata) inheritBounds() {
+	for _, f := range md.Forms {
+		for _, ff := range f.Fields {
+			for _, v := range md.Views {
+				if v.Table == "" || v.Table != f.Table {
+					continue
+				}
+				for _, c := range v.Columns {
+					if c.Column != ff.Column {
+						continue
+					}
+					if c.Min == nil {
+						c.Min = ff.Min
+					}
+					if c.Max == nil {
+						c.Max = ff.Max
+					}
+				}
+			}
+		}
+	}
 }
 
 func decodeStrict(fsys fs.FS, name string, into any) error {

@@ -57,7 +57,7 @@ describe('ManualReconcileDialog', () => {
 
     pick('manual-grid-item2', 'PO-NUVEI-20261101-SEK');
     fireEvent.click(screen.getByTestId('manual-reconcile'));
-    const refusal: string = 'The amounts differ by 12.00 in USD, beyond the currency tolerance of 1% of Nuvei; choose Match anyway to match regardless.';
+    const refusal: string = 'The amounts differ by 12.00% in USD, beyond the currency tolerance of 1% of Nuvei; choose Match anyway to match regardless.';
     expect((await screen.findByTestId('manual-failure')).textContent).toContain(refusal);
     // item1 is the bank booking (the right side), item2 the payout (the left side).
     expect(api.callsTo('POST', '/api/recon/settlement-bank/match')[0]!.body).toEqual({ leftId: 9, rightId: 5 });
