@@ -210,7 +210,7 @@ func (h *taskHandlers) deleteAdjustment(c fiber.Ctx) error {
 
 func listQuery(c fiber.Ctx) tasks.Query {
 	return tasks.Query{Page: c.Query("page"), PageSize: c.Query("pageSize"), Sort: c.Query("sort"),
-		Filters: c.Query("filters"), GroupBy: c.Query("groupBy"), Columns: c.Query("columns")}
+		Filters: c.Query("filters"), GroupBy: c.Query("groupBy"), Columns: c.Query("columns"), TimeZone: c.Query("timeZone")}
 }
 
 func (h *taskHandlers) paged(c fiber.Ctx) error {

@@ -278,3 +278,27 @@ func TestTaskScenarios(t *testing.T) {
 		t.Errorf("Excel export: %d %s", xlsx.status, xlsx.header)
 	}
 }
+
+// TestTaskExportInTheReadersZone (first user, second round, item 4): the
+// Tasks export wrote "Created On (UTC)" 16:12 where the screen showed 17:12;
+// with the reader's zone it writes the screen's time, as grid exports do.
+func TestTaskExportInTheReadersZone(t *testing.T) {
+	w := newWorld(t)
+	admin := w.login("admin", adminPassword)
+	made := w.must(201, "POST", "/api/TaskTT", admin, map[string]any{"taskName": "Zone check"})
+	id := int64(made["id"].(float64))
+	if _, err := w.pool.Exec(context.Background(), `update task set created_on = '2026-11-02 16:12:00+00' where id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	a := w.do("GET", "/api/TaskTT/export?format=csv&columns=id,createdOn&timeZone=Europe/Stockholm", admin, nil)
+	if a.status != 200 || !strings.Contains(string(a.body), "17:12") || strings.Contains(string(a.body), "(UTC)") {
+		t.Errorf("in Stockholm: %d %s", a.status, a.body)
+	}
+	a = w.do("GET", "/api/TaskTT/export?format=csv&columns=id,createdOn", admin, nil)
+	if a.status != 200 || !strings.Contains(string(a.body), "16:12") {
+		t.Errorf("without a zone (UTC, said in the header): %d %s", a.status, a.body)
+	}
+	if a := w.do("GET", "/api/TaskTT/export?format=csv&timeZone=Nowhere/City", admin, nil); a.status != 400 {
+		t.Errorf("an unknown zone: %d %s", a.status, a.body)
+	}
+}

@@ -33,6 +33,9 @@ type Query struct {
 	Filters  string
 	GroupBy  string
 	Columns  string
+	// TimeZone is the reader's IANA zone: an export's times are written in
+	// it, as the screen shows them (empty: UTC, and the header says so).
+	TimeZone string
 }
 
 // Page is the answer of the paged list: {data, total}.
@@ -169,7 +172,7 @@ func (s *Service) PrepareExport(ctx context.Context, q Query, format, dateFormat
 	default:
 		return nil, engine.Invalid("format", "format must be csv or excel, got %q.", format).With("tasks.badFormat", "value", format)
 	}
-	req := engine.ExportRequest{GridRequest: r, Format: format}
+	req := engine.ExportRequest{GridRequest: r, Format: format, TimeZone: q.TimeZone}
 	for _, f := range strings.Split(q.Columns, ",") {
 		if f = strings.TrimSpace(f); f == "" {
 			continue

@@ -131,6 +131,8 @@ export const tasksApi = {
 /** Downloads the export (CSV or Excel) with the list's sort and filters and the shown columns. */
 export async function exportTasks(query: URLSearchParams, format: 'csv' | 'excel'): Promise<string> {
   query.set('format', format);
+  // Times in the reader's zone, as the list shows them (as every grid export does).
+  query.set('timeZone', Intl.DateTimeFormat().resolvedOptions().timeZone);
   const { blob, disposition } = await apiDownload(`/TaskTT/export?${query.toString()}`, undefined, 'GET');
   const name = dispositionFileName(disposition) ?? `Tasks.${format === 'csv' ? 'csv' : 'xlsx'}`;
   saveBlob(blob, name);
