@@ -227,3 +227,44 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestServeEndsWithItsParent (first user, second round, item 5): stopping
+// `go tool task up` with a signal to its process left the server running,
+// orphaned: task waits for its commands and at the third signal quits
+// without them. With STOP_WITH_PARENT=1 (the Taskfile sets it) the server
+// ends, cleanly, once the process that started it is gone.
+func TestServeEndsWithItsParent(t *testing.T) {
+	p := startProduct(t) // for the binary and a database
+	p.srv.Process.Signal(syscall.SIGTERM)
+	<-p.exited
+	addr := freeAddr(t)
+	parent := exec.Command("sh", "-c", `"$0" serve & echo $!; wait`, p.bin)
+	parent.Dir = p.root
+	parent.Env = append(os.Environ(), "DATABASE_URL="+p.databaseURL, "LISTEN_ADDR="+addr, "METADATA_DIR="+p.root,
+		"LEDGERDESK_ADMIN_PASSWORD="+adminPassword, "STOP_WITH_PARENT=1")
+	out, err := parent.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	if _, err := fmt.Fscan(bufio.NewReader(out), &pid); err != nil || pid == 0 {
+		t.Fatalf("the server's pid: %v", err)
+	}
+	server, _ := os.FindProcess(pid)
+	t.Cleanup(func() { server.Kill() })
+	waitFor(t, 60*time.Second, "the server answering", func() bool {
+		res, err := http.Get("http://" + addr + "/api/health")
+		if err == nil {
+			res.Body.Close()
+		}
+		return err == nil && res.StatusCode == 200
+	})
+	parent.Process.Signal(syscall.SIGKILL) // the parent goes; nothing signals the server
+	parent.Wait()
+	waitFor(t, 60*time.Second, "the server ended with its parent", func() bool {
+		return server.Signal(syscall.Signal(0)) != nil
+	})
+}

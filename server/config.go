@@ -41,6 +41,7 @@ type Config struct {
 	PivotPeriods    int    // PIVOT_MAX_PERIODS: rows (periods) a bank overview may have
 	ImportYearsBack int    // IMPORT_YEARS_BACK: how many years before today an imported date may lie
 	ImportYearsNext int    // IMPORT_YEARS_AHEAD: how many years after today an imported date may lie
+	StopWithParent  bool   // STOP_WITH_PARENT=1: serve ends when the process that started it does (go tool task up)
 }
 
 // Defaults, in one place so the README and the code agree.
@@ -182,6 +183,13 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			}
 			*b.dst = n
 		}
+	}
+	switch v := getenv("STOP_WITH_PARENT"); v {
+	case "", "0", "false":
+	case "1", "true":
+		cfg.StopWithParent = true
+	default:
+		bad("STOP_WITH_PARENT", "must be 1 or 0, got %q", v)
 	}
 	if v := getenv("LOG_LEVEL"); v != "" {
 		if err := cfg.LogLevel.UnmarshalText([]byte(v)); err != nil {

@@ -119,6 +119,12 @@ type ServeOptions struct {
 // loads the metadata, serves, then shuts down gracefully and stops the
 // embedded database.
 func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) error {
+	if cfg.StopWithParent {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		go stopWithParent(ctx, cancel, log)
+	}
 	ln, err := Listen(cfg.ListenAddr)
 	if err != nil {
 		return err
@@ -246,6 +252,28 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 		log.Warn("shutdown", "err", err)
 	}
 	return nil
+}
+
+// stopWithParent ends the server (as a signal would) once the process that
+// started it is gone. `go tool task up` runs it under task, which on a
+// signal sent to it alone waits for its commands and, at the third, quits
+// without them: the server would run on, orphaned, holding its port.
+func stopWithParent(ctx context.Context, stop context.CancelFunc, log *slog.Logger) {
+	parent := os.Getppid()
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if os.Getppid() != parent {
+				log.Info("the process that started the server has ended: shutting down")
+				stop()
+				return
+			}
+		}
+	}
 }
 
 // RateSyncWait is how long a sync request waits for its job before it
