@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
-import { MemoryRouter } from 'react-router-dom';
+import { MemoryRouter, RouterProvider, createMemoryRouter } from 'react-router-dom';
 import { ToastProvider } from '../../shell/toast';
 import { mockApi, ok } from '../../test/apiMock';
 import { clearMetaCache } from '../../engine/api';
@@ -70,6 +70,26 @@ describe('BankSettlementScreen', () => {
     expect(lastGrid(api).Params).toMatchObject({ fromDate: '2026-10-01', toDate: '2026-10-31', currency: ['EUR'] });
     expect(screen.queryByTestId('filter-apply')).toBeNull();
     expect(screen.getByTestId('recon-filters-summary').textContent).toContain('EUR');
+  });
+
+  it('a link followed while the screen is open shows what it says: tab, dates, currency (back and forward too)', async () => {
+    const api = mockScreen();
+    const router = createMemoryRouter([{ path: '/dashboard/bank-settlement', element: <BankSettlementScreen /> }], {
+      initialEntries: ['/dashboard/bank-settlement?tab=0&fromDate=2026-10-01&toDate=2026-10-31'],
+    });
+    render(
+      <ToastProvider>
+        <RouterProvider router={router} />
+      </ToastProvider>,
+    );
+    await waitFor(() => expect(lastGrid(api).Params).toMatchObject({ fromDate: '2026-10-01', toDate: '2026-10-31' }));
+    expect(lastGrid(api).ViewName).toBe('VW_ReconTicketTransaction');
+    await router.navigate('/dashboard/bank-settlement?tab=2&fromDate=2026-09-01&toDate=2026-09-30&currency=EUR');
+    await waitFor(() => expect(lastGrid(api).ViewName).toBe('VW_ReconSettlementBank'));
+    expect(lastGrid(api).Params).toMatchObject({ fromDate: '2026-09-01', toDate: '2026-09-30', currency: ['EUR'] });
+    await router.navigate(-1);
+    await waitFor(() => expect(lastGrid(api).ViewName).toBe('VW_ReconTicketTransaction'));
+    expect(lastGrid(api).Params).toMatchObject({ fromDate: '2026-10-01', toDate: '2026-10-31' });
   });
 
   it('a 12-digit ticket stops Apply with the spec message; no report is asked for', async () => {

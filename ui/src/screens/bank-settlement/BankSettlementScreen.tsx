@@ -121,6 +121,22 @@ export default function BankSettlementScreen() {
     if (levelsError) toast.error(levelsError);
   }, [levelsError, toast]);
 
+  // A link followed while the screen is open (back and forward, a pasted link, another
+  // figure of Home) says what to show as it did on opening; the screen writes no URL itself,
+  // so a new one is always the user's.
+  const searchText = search.toString();
+  const opened = useRef(searchText);
+  useEffect(() => {
+    if (searchText === opened.current) return;
+    opened.current = searchText;
+    const next = initialFilters(new URLSearchParams(searchText));
+    setDraft(next.filters);
+    setApplied(next.filters);
+    setFilterError(null);
+    setFiltersOpen(!next.saved);
+    if (next.tab !== null) setTab(next.tab);
+  }, [searchText]);
+
   const reloadLevel = useCallback((slug: string) => setReload((r) => ({ ...r, [slug]: (r[slug] ?? 0) + 1 })), []);
   const reloadAll = useCallback(() => setReloadEvery((n) => n + 1), []);
   const auto = useAutoReconcile(reloadLevel);
