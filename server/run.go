@@ -226,7 +226,7 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 	fmt.Fprintf(os.Stdout, "Ledgerdesk %s is running at %s\n", opt.Version, PublicURL(ln.Addr()))
 	switch {
 	case admin.Created && admin.Password != "":
-		fmt.Fprintf(os.Stdout, "  first sign-in: user %q, password %q (generated now and shown only this once; change it under Profile or Users)\n", admin.Username, admin.Password)
+		fmt.Fprintf(os.Stdout, "  first sign-in: user %q, password '%s' (generated now and shown only this once; change it under Profile or Users)\n", admin.Username, admin.Password)
 	case admin.Created:
 		fmt.Fprintf(os.Stdout, "  first sign-in: user %q with the password from LEDGERDESK_ADMIN_PASSWORD\n", admin.Username)
 	default:

@@ -71,12 +71,15 @@ func (s *Service) EnsureAdmin(ctx context.Context, password string) (*FirstAdmin
 
 // generatePassword returns 16 random characters that meet the password
 // rules (a letter of each case, a digit and a special character, 8 to 20 long).
+// Its special characters are those of the rules a shell leaves alone, so the
+// password printed at the first start pastes into a command line as it is
+// (no $, !, &, * or quotes).
 func generatePassword() string {
 	const (
 		upper   = "ABCDEFGHJKLMNPQRSTUVWXYZ"
 		lower   = "abcdefghijkmnopqrstuvwxyz"
 		digits  = "23456789"
-		special = "!@#$%^&*?"
+		special = "@%,.:"
 		all     = upper + lower + digits + special
 	)
 	pick := func(set string) byte {

@@ -223,3 +223,18 @@ func TestEnsureAdminOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestGeneratedPasswordPastesIntoAShell (first user, second round, item 16):
+// the first admin's printed password held a $; a generated one meets the
+// rules and holds no character a shell would read.
+func TestGeneratedPasswordPastesIntoAShell(t *testing.T) {
+	for i := 0; i < 2000; i++ {
+		p := generatePassword()
+		if strings.ContainsAny(p, "$!&*?^#`'\"\\|;<>(){}[] ~") {
+			t.Fatalf("%q holds a character a shell reads", p)
+		}
+		if problem := ValidatePassword(p); problem != "" {
+			t.Fatalf("%q breaks the rules: %s", p, problem)
+		}
+	}
+}
