@@ -240,10 +240,10 @@ async function main() {
     });
 
     const provider = `Prov ${suffix}`;
-    await check('bank settings: title TBA Settings, add an actor on the Actors tab', async () => {
+    await check('bank settings: titled as its menu entry (Bank Settings), add an actor on the Actors tab', async () => {
       await openScreen(page, 'bank-settings', 'VW_TransactionProviders');
       const title = await byTestId(page, 'screen-title').textContent();
-      assert(title === en.screens.bankSettings.title, `title ${title}`);
+      assert(title === en.screens.bankSettings.title && title === en.menu.bankSettings, `title ${title}`);
       const tabs = await page.locator('.metadata-tabs .p-tabview-nav li .p-tabview-title').allTextContents();
       assert(JSON.stringify(tabs) === JSON.stringify([en.tabs.actors, en.tabs.accounts]), `tabs ${tabs}`);
       await byTestId(page, 'grid-add').click();

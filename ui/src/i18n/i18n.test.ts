@@ -47,3 +47,19 @@ describe('translation files', () => {
     }
   });
 });
+
+// A screen is called the same in its menu entry and its title, in every language, and no title
+// is a placeholder of the spec (first user, second round: "Reconcile" opened "Bank Settlement",
+// "Bank Settings" opened "TBA Settings").
+describe('screen names', () => {
+  for (const [lang, tree] of Object.entries(files)) {
+    const t = flatten(tree);
+    it(`${lang}: menu entries and titles agree`, () => {
+      expect(t.get('RECON.BANKSETTLEMENT')).toBe(t.get('menu.reconcile'));
+      expect(t.get('screens.bankSettlement.title')).toBe(t.get('menu.reconcile'));
+      expect(t.get('screens.bankSettings.title')).toBe(t.get('menu.bankSettings'));
+      const placeholders = [...t.entries()].filter(([, v]) => /\bTBA\b/.test(v));
+      expect(placeholders).toEqual([]);
+    });
+  }
+});
