@@ -87,7 +87,7 @@ export function reportViewFixture(name: string, params: string[], columns: Colum
     params: params.map((p) => ({ name: p, type: p.endsWith('Date') ? 'date' : 'text', list: p === 'currency' || p === 'provider' })),
     rowStatus: {
       field: 'StatusNumber',
-      values: { '1': { label: 'recon.status.unmatched', severity: 'danger' }, '2': { label: 'recon.status.partial', severity: 'warning' } },
+      values: { '1': { label: 'recon.status.unmatched', severity: 'danger' }, '2': { label: 'recon.status.partlyMatched', severity: 'warning' } },
       otherwise: { label: 'recon.status.matched', severity: 'success' },
     },
     columns,

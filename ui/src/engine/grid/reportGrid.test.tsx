@@ -45,7 +45,7 @@ describe('GridView with a report view (params, rowStatus)', () => {
     expect(body.PageSize).toBe(100);
     const classes = [...document.querySelectorAll('.rdg-row')].map((r) => ['danger', 'warning', 'success'].find((s) => r.classList.contains(`grid-row--${s}`)));
     expect(classes).toEqual(['danger', 'warning', 'success']);
-    expect([...document.querySelectorAll('[data-testid="row-status"]')].map((e) => e.textContent)).toEqual(['Unmatched', 'Partial', 'Matched']);
+    expect([...document.querySelectorAll('[data-testid="row-status"]')].map((e) => e.textContent)).toEqual(['Unmatched', 'Partly matched', 'Matched']);
     expect(screen.getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Status', 'Day', 'Amount']);
     expect(screen.getByText('1,234.50').closest('.rdg-cell')!.className).toContain('grid-cell--number');
   });

@@ -114,7 +114,7 @@ describe('BankSettlementScreen', () => {
     await screen.findByTestId('row-status');
     const calls = api.callsTo('POST', '/api/grid').length;
     fireEvent.click(screen.getByTestId('recon-auto-0'));
-    await screen.findByText('Auto Reconcile completed successfully. 5 matched, 1 partial, 2 left unmatched.');
+    await screen.findByText('Auto Reconcile completed successfully. 5 matched, 1 within tolerance, 2 left unmatched.');
     await waitFor(() => expect(api.callsTo('POST', '/api/grid').length).toBe(calls + 1));
     await waitFor(() => expect((screen.getByTestId('recon-auto-0') as HTMLButtonElement).disabled).toBe(false));
     fireEvent.click(screen.getByTestId('recon-auto-0'));
@@ -137,7 +137,7 @@ describe('BankSettlementScreen', () => {
     // Settlements vs bank applies neither the provider nor the ticket filter.
     expect(screen.queryByTestId('filter-provider')).toBeNull();
     expect(screen.queryByTestId('filter-ticket')).toBeNull();
-    expect(screen.getAllByTestId('recon-legend-item').map((e) => e.textContent)).toEqual(['Matched', 'Partial', 'Unmatched']);
+    expect(screen.getAllByTestId('recon-legend-item').map((e) => e.textContent)).toEqual(['Matched', 'Partly matched', 'Unmatched']);
     fireEvent.click(screen.getByTestId('recon-tab-0'));
     await screen.findByTestId('filter-ticket');
     expect(api.callsTo('GET', '/api/recon/levels')).toHaveLength(1);
@@ -172,7 +172,7 @@ describe('BankSettlementScreen', () => {
     expect(screen.getAllByTestId('recon-legend-item').map((e) => e.textContent)).toEqual(['Matched', en.recon.status.changed, 'Unmatched']);
 
     fireEvent.click(screen.getByTestId('recon-auto-3'));
-    await screen.findByText('Auto Reconcile completed successfully. 2 matched, 0 partial, 1 left unmatched.');
+    await screen.findByText('Auto Reconcile completed successfully. 2 matched, 0 within tolerance, 1 left unmatched.');
     expect(api.callsTo('POST', '/api/recon/ticket-settlement/auto')).toHaveLength(1);
 
     fireEvent.click(screen.getByTestId('recon-manual-3'));

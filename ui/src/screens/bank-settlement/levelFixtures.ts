@@ -32,7 +32,7 @@ const settlementColumns = [
 
 const statuses = (matched: string, partial: string, unmatched: string): LevelDef['statuses'] => [
   { value: matched, label: 'recon.status.matched', severity: 'success' },
-  { value: partial, label: 'recon.status.partial', severity: 'warning' },
+  { value: partial, label: 'recon.status.partlyMatched', severity: 'warning' },
   { value: unmatched, label: 'recon.status.unmatched', severity: 'danger' },
 ];
 

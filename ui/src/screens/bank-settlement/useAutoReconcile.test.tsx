@@ -47,7 +47,7 @@ describe('useAutoReconcile', () => {
     expect(onFinished).not.toHaveBeenCalled();
     await act(() => vi.advanceTimersByTimeAsync(POLL_MS));
     await waitFor(() => expect(onFinished).toHaveBeenCalledWith('settlement-bank'));
-    await screen.findByText(`${en.recon.toasts.autoDone} 40 matched, 2 partial, 3 left unmatched.`);
+    await screen.findByText(`${en.recon.toasts.autoDone} 40 matched, 2 within tolerance, 3 left unmatched.`);
     expect(screen.getByTestId('running').textContent).toBe('no');
   });
 
