@@ -228,6 +228,25 @@ async function main() {
       await byTestId(page, 'grid-linked').waitFor({ state: 'detached' });
     });
 
+    await check('processed bank files: Reprocess asks first; No sends nothing', async () => {
+      await openScreen(page, 'csvprocessed', 'VW_BankFinal');
+      let posted = 0;
+      const count = (r) => {
+        if (r.url().endsWith('/api/bank/reprocess')) posted++;
+      };
+      page.on('request', count);
+      await byTestId(page, 'grid-action-reprocess').click();
+      const dialog = page.locator('.p-confirm-dialog');
+      await dialog.waitFor();
+      const text = await dialog.locator('.p-confirm-dialog-message').textContent();
+      assert(text === en.messages.reprocessConfirm, `question ${text}`);
+      await dialog.locator('.p-confirm-dialog-reject').click();
+      await dialog.waitFor({ state: 'detached' });
+      await settled(page);
+      page.off('request', count);
+      assert(posted === 0, `${posted} reprocess requests after No`);
+    });
+
     await check('processed bank files: the uploaded rows are in the grid (Text filter)', async () => {
       await openScreen(page, 'csvprocessed', 'VW_BankFinal');
       await scrollToColumn(page, 'VW_BankFinal', 'Text');
