@@ -9,6 +9,7 @@ import en from './en.json';
 import sv from './sv.json';
 import es from './es.json';
 import pt from './pt.json';
+import { applyPrimeLocale } from './primeLocale';
 
 export const resources = {
   en: { translation: en },
@@ -37,8 +38,10 @@ export async function initI18n(language: string): Promise<typeof i18n> {
     returnNull: false,
   });
   document.documentElement.lang = lng;
+  applyPrimeLocale(i18n, lng);
   i18n.on('languageChanged', (code) => {
     document.documentElement.lang = code;
+    applyPrimeLocale(i18n, code);
   });
   return i18n;
 }
