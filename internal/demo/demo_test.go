@@ -99,6 +99,15 @@ func TestLoadThroughImports(t *testing.T) {
 	if mapped != len(set.Bookings) || usd != len(set.Bookings) {
 		t.Errorf("processing: %d of %d bookings mapped to an actor, %d with USD amounts", mapped, len(set.Bookings), usd)
 	}
+	// The bank overview shows what it can do: an actor column per provider, and the bank's charges
+	// (first user, second round, item 15: every provider was the one actor "Card").
+	var actors int
+	if err := pool.QueryRow(context.Background(), `select count(distinct actor) from bank_booking`).Scan(&actors); err != nil {
+		t.Fatal(err)
+	}
+	if actors != len(Providers)+1 {
+		t.Errorf("%d actors in the bookings, want one per provider and Bank", actors)
+	}
 	// Loading again adds nothing: the reference data is idempotent, the files are refused as duplicates.
 	if _, err := Load(ctx, pool, set, files, importer); engine.ErrorCode(err) != engine.CodeConflict {
 		t.Errorf("second load: %v", err)

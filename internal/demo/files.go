@@ -254,9 +254,10 @@ func loadReference(ctx context.Context, pool *pgxpool.Pool, s *Set) error {
 			_, err := tx.Exec(ctx, sql, args...)
 			return err
 		}
+		// Each provider is an actor of its own, so the bank overview shows a column per provider.
 		for i, p := range Providers {
 			if err := exec(`insert into transaction_provider (trans, providers, priority, in_out, distr_rvn_settle, distr_driver, affects_balance, recon_mapping, created_by, updated_by)
-				values ('Card', $1, $2, 'IN', 'Yes', 'No', 'Yes', $3, 'demo', 'demo') on conflict do nothing`, p.Name, i+1, p.Mapping); err != nil {
+				values ($1, $1, $2, 'IN', 'Yes', 'No', 'Yes', $3, 'demo', 'demo') on conflict do nothing`, p.Name, i+1, p.Mapping); err != nil {
 				return err
 			}
 		}
