@@ -21,7 +21,7 @@ import (
 )
 
 // TestServerKilledMidWork kills the real binary (SIGKILL: no shutdown of any
-// kind) while an import of 300,000 transactions and an automatic reconcile
+// kind) while an import of 600,000 transactions and an automatic reconcile
 // of 150,000 tickets run, then starts it again on the same database. Each
 // piece of work is one transaction, so nothing of either is left; the new
 // process marks both (import.cutOff, recon.runAbandoned) once their
@@ -43,7 +43,7 @@ func TestServerKilledMidWork(t *testing.T) {
 		}
 		return n
 	}
-	const tickets, transactions = 150_000, 300_000
+	const tickets, transactions = 150_000, 600_000
 	if _, err := db.Exec(ctx, `
 		with f as (insert into import_file (kind, file_name, format, descriptor, sha256, size_bytes, status)
 			values ('ticket', 'generated-tickets.csv', 'csv', 'ticket-csv', repeat('a', 64), 0, 'succeeded') returning id),
@@ -66,7 +66,10 @@ func TestServerKilledMidWork(t *testing.T) {
 	token := signInAPI(t, base)
 	file := transactionsFile(transactions)
 	importID := uploadAPI(t, base, token, "transaction", "killed.csv", file)
-	// The auto run is asked for beside it; its answer never comes (the process dies).
+	waitFor(t, 120*time.Second, "the import running", func() bool {
+		return count(`select count(*) from import_file where id = $1 and status = 'running' and rows_read > 0`, importID) == 1
+	})
+	// The auto run is asked for while it runs; its answer never comes (the process dies).
 	go func() {
 		req, _ := http.NewRequest("POST", base+"/api/recon/ticket-transaction/auto", strings.NewReader(`{}`))
 		req.Header.Set("Authorization", "Bearer "+token)
