@@ -322,10 +322,13 @@ async function main() {
       await byTestId(page, 'grid-VW_SettlementExtractionLog').waitFor();
     });
 
-    await check('data processed: Reprocess shows a toast (triggered or failed)', async () => {
+    await check('data processed: Reprocess asks, then Yes shows a toast (triggered or failed)', async () => {
       await openScreen(page, 'csvprocessed', 'VW_BankFinal');
       await clearToasts(page);
       await byTestId(page, 'grid-action-reprocess').click();
+      const question = page.locator('.p-confirm-dialog');
+      await question.waitFor();
+      await question.locator('.p-confirm-dialog-accept').click();
       const toast = page.locator('.p-toast-message').last();
       await toast.waitFor();
       const text = await toast.textContent();
