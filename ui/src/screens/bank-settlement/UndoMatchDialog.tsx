@@ -68,8 +68,14 @@ export function UndoMatchDialog({ target, onClose, onUndone }: { target: UndoTar
       }
     >
       <p className="recon-undo__question">
-        <i className="pi pi-exclamation-triangle" aria-hidden="true" /> {target ? t('recon.undo.question', { what: target.what, id: target.matchId }) : ''}
+        <i className="pi pi-exclamation-triangle" aria-hidden="true" /> {target ? t('recon.undo.question', { what: target.what }) : ''}
       </p>
+      {/* The record is named by its reference; the match's id stays, small, for whoever quotes it. */}
+      {target && (
+        <p className="recon-undo__id muted" data-testid="undo-match-id">
+          {t('recon.undo.matchId', { id: target.matchId })}
+        </p>
+      )}
       {failure && <Message severity="error" text={failure} className="recon-dialog__message" />}
       <label htmlFor="undo-reason" className="recon-field__label">
         {t('recon.undo.reason')} <span className="recon-required">*</span>

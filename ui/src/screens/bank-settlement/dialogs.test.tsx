@@ -166,7 +166,9 @@ describe('UndoMatchDialog', () => {
     const onUndone = vi.fn();
     const onClose = vi.fn();
     wrap(<UndoMatchDialog target={{ slug: 'ticket-transaction', matchId: 7, what: 'Ticket 1254400000001' }} onClose={onClose} onUndone={onUndone} />);
-    expect(screen.getByText(/Undo match 7 of Ticket 1254400000001\?/)).toBeTruthy();
+    // The record by its reference (first user, second round, item 7); the match id only small.
+    expect(screen.getByText(/Undo the match of Ticket 1254400000001\?/)).toBeTruthy();
+    expect(screen.getByTestId('undo-match-id').textContent).toBe('match 7');
     fireEvent.click(screen.getByTestId('undo-confirm'));
     expect(await screen.findByText(en.recon.undo.reasonRequired)).toBeTruthy();
     expect(api.calls).toHaveLength(0);
