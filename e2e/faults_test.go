@@ -219,15 +219,20 @@ func transactionsFile(n int) []byte {
 	return buf.Bytes()
 }
 
-// waitFor polls cond until it holds or timeout passes (then the test fails).
+// waitFor checks cond on every tick until it holds; timeout is only the
+// bound past which the test gives up.
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
 	for !cond() {
-		if time.Now().After(deadline) {
+		select {
+		case <-deadline.C:
 			t.Fatalf("%s: not within %v", what, timeout)
+		case <-tick.C:
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -41,8 +41,11 @@ create table bank_statement (
 );
 create index bank_statement_account_idx on bank_statement (account, closing_date, id);
 
--- The warning of a booking's statement, for the processed bank files grid.
+-- The warning of a booking's statement, for the processed bank files grid;
+-- filtering on it (equals, contains) reads only the few bookings warned.
 alter table bank_booking add column statement_warning text;
+create index bank_booking_statement_warning_idx on bank_booking (statement_warning) where statement_warning is not null;
+create index bank_booking_statement_warning_trgm on bank_booking using gin (statement_warning gin_trgm_ops) where statement_warning is not null;
 
 -- A line of a CSV or XLSX bank export is now identified by all its values and
 -- its occurrence among equal lines (screens/imports/load.go), no longer by its

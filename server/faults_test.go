@@ -114,6 +114,7 @@ func TestDatabaseRestartUnderLoad(t *testing.T) {
 	var counts tally
 	var bad []string
 	stop := make(chan struct{})
+	answered := make(chan struct{}, 1) // a client's answer was counted
 	var clients sync.WaitGroup
 	for i := 0; i < 4; i++ {
 		clients.Add(1)
@@ -139,12 +140,17 @@ func TestDatabaseRestartUnderLoad(t *testing.T) {
 					}
 				}
 				mu.Unlock()
+				select {
+				case answered <- struct{}{}:
+				default:
+				}
 			}
 		}()
 	}
 	waitFor := func(what string, cond func(tally) bool) {
 		t.Helper()
-		deadline := time.Now().Add(60 * time.Second)
+		deadline := time.NewTimer(60 * time.Second)
+		defer deadline.Stop()
 		for {
 			mu.Lock()
 			c := counts
@@ -152,10 +158,11 @@ func TestDatabaseRestartUnderLoad(t *testing.T) {
 			if cond(c) {
 				return
 			}
-			if time.Now().After(deadline) {
+			select { // the next answer, or the bound past which the test gives up
+			case <-answered:
+			case <-deadline.C:
 				t.Fatalf("%s: never (%+v)", what, c)
 			}
-			time.Sleep(20 * time.Millisecond)
 		}
 	}
 	waitFor("answers while the database is up", func(c tally) bool { return c.ok >= 20 })

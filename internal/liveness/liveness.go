@@ -41,7 +41,7 @@ var beatSQL = map[Table]string{
 }
 
 // Beat keeps the row's heartbeat fresh until stop is called (at once, and
-// then every BeatEvery). A beat that fails is logged and tried again at the
+// then every BeatEvery; the first beat may come just after Beat returns). A beat that fails is logged and tried again at the
 // next tick: the work goes on either way.
 func Beat(pool *pgxpool.Pool, table Table, id int64, log *slog.Logger) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -53,19 +53,9 @@ func Beat(pool *pgxpool.Pool, table Table, id int64, log *slog.Logger) (stop fun
 			log.Warn("heartbeat failed", "table", string(table), "id", id, "err", err)
 		}
 	}
-	beat()
 	go func() {
 		defer close(done)
-		t := time.NewTicker(BeatEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				beat()
-			}
-		}
+		every(ctx, BeatEvery, beat)
 	}()
 	return func() {
 		cancel()
@@ -86,15 +76,20 @@ func Sweep(ctx context.Context, log *slog.Logger, sweepers map[string]func(conte
 			}
 		}
 	}
-	run()
-	t := time.NewTicker(SweepEvery)
+	every(ctx, SweepEvery, run)
+}
+
+// every calls f now and then every d until ctx ends.
+func every(ctx context.Context, d time.Duration, f func()) {
+	f()
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			run()
+			f()
 		}
 	}
 }

@@ -485,9 +485,9 @@ func (s *Service) finish(ctx context.Context, id int64, kind Kind, name, actor s
 	ctx = context.WithoutCancel(ctx)
 	status, logStatus := "succeeded", "Success"
 	var rowErrors, rowNotes []byte
-	read, repeated, notes, skipped := 0, 0, 0, 0
+	read, repeated, notes := 0, 0, 0
 	if sum != nil {
-		read, repeated, notes, skipped = sum.RowsRead, sum.Repeated, sum.NoteCount, sum.Skipped
+		read, repeated, notes = sum.RowsRead, sum.Repeated, sum.NoteCount
 		if len(sum.Errors) > 0 {
 			rowErrors, _ = json.Marshal(sum.Errors)
 		}
@@ -508,10 +508,6 @@ func (s *Service) finish(ctx context.Context, id int64, kind Kind, name, actor s
 		desc.Text += fmt.Sprintf(", %d already present from earlier files", overlap-repeated)
 		params["overlap"] = overlap - repeated
 		desc.Code = map[bool]string{false: "log.loadedOverlap", true: "log.loadedRepeatedOverlap"}[repeated > 0]
-	}
-	if skipped > 0 {
-		desc.Text += fmt.Sprintf(", %d entries not booked (skipped)", skipped)
-		params["skipped"] = skipped
 	}
 	failed := errorText(failure)
 	if failure == nil && len(warnings) > 0 {
