@@ -469,17 +469,19 @@ func match(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string, 
 	// lateral subquery all the same): on a level's first run the statistics
 	// say it has no matches, and the planner then probed the matches table
 	// once per pair for the records without one (1M pairs: 11 s instead of
-	// 5 s). A level paired per day joins each day by its index (0.1 s; 0.9
-	// s hashed).
+	// 5 s), or sorted both sides for merge joins, guessing a few thousand
+	// pairs. Hashed, the pairs are found by two workers and the leader
+	// together (recon_pair_eval is parallel safe, migration 00022). A level
+	// paired per day joins each day by its index (0.1 s; 0.9 s hashed).
 	if l.Window == "key" {
-		if _, err := tx.Exec(ctx, `set local enable_nestloop = off`); err != nil {
+		if _, err := tx.Exec(ctx, `set local enable_nestloop = off; set local enable_mergejoin = off`); err != nil {
 			return c, err
 		}
 	}
 	if _, err := tx.Exec(ctx, candidates(l), maxLag, l.N, l.toleranceType()); err != nil {
 		return c, fmt.Errorf("candidates: %w", err)
 	}
-	if _, err := tx.Exec(ctx, `set local enable_nestloop to default`); err != nil {
+	if _, err := tx.Exec(ctx, `set local enable_nestloop to default; set local enable_mergejoin to default`); err != nil {
 		return c, err
 	}
 	took.done("candidates")

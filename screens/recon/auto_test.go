@@ -1,7 +1,10 @@
 package recon
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // want is what a left record should end with after reconciliation: its
@@ -287,5 +290,44 @@ func TestAutoReconcileIsIdempotent(t *testing.T) {
 	}
 	if after := snapshot(); after != before {
 		t.Errorf("a second run changed the matches:\n%s\n%s", before, after)
+	}
+}
+
+// TestPairSearchMayRunInParallel: a run's search for pairs inside tolerance
+// (the join of a level's sides with the pair evaluation) may be planned
+// over several workers. One function in it that is not marked parallel
+// safe (recon_pair_eval left at the default, as a CREATE OR REPLACE
+// without the marking does) keeps the whole search on one core: a
+// million pairs took 2.3 s instead of 1.4 s on two cores.
+func TestPairSearchMayRunInParallel(t *testing.T) {
+	f := newFixture(t)
+	for _, l := range Levels {
+		if l.Window != "key" {
+			continue
+		}
+		var plan string
+		err := pgx.BeginFunc(f.ctx, f.pool, func(tx pgx.Tx) error {
+			// Parallel plans made free, so that a plan without a Gather
+			// means one was not allowed, not that the tables are small.
+			if _, err := tx.Exec(f.ctx, `set local parallel_setup_cost = 0; set local parallel_tuple_cost = 0;
+				set local min_parallel_table_scan_size = 0; set local min_parallel_index_scan_size = 0;
+				set local enable_nestloop = off; set local enable_mergejoin = off`); err != nil {
+				return err
+			}
+			sql := strings.Replace(candidates(l), "create temp table recon_cand on commit drop as", "explain (format text)", 1)
+			rows, err := tx.Query(f.ctx, sql, 2, l.N, l.toleranceType())
+			if err != nil {
+				return err
+			}
+			lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			plan = strings.Join(lines, "\n")
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(plan, "Gather") {
+			t.Errorf("%s: the search for pairs is planned on one core:\n%s", l.Slug, plan)
+		}
 	}
 }
