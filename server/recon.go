@@ -38,6 +38,7 @@ func (h *reconHandlers) mount(r fiber.Router, auth fiber.Handler) {
 	g.Post("/:level/report/export", h.reportExport)
 	g.Post("/:level/auto", h.auto)
 	g.Post("/:level/match", h.match)
+	g.Post("/:level/evaluate", h.evaluate)
 	g.Post("/:level/investigate", h.investigate)
 	g.Delete("/:level/match/:id", h.undo)
 	g.Post("/:level/candidates", h.candidates)
@@ -238,7 +239,7 @@ func (b matchBody) request(levels []*recon.Level, l *recon.Level) (recon.MatchRe
 	for _, o := range levels {
 		fields[o.Left.Field], fields[o.Right.Field] = true, true
 	}
-	mine := map[string]bool{l.Left.Field: true, l.Right.Field: true, "leftId": true, "rightId": true,
+	mine := map[string]bool{l.Left.Field: true, l.Right.Field: true, "leftId": true, "rightId": true, "leftIds": true, "rightIds": true,
 		"investigate": true, "force": true, "reason": true, "settlement": true, "bank": true}
 	names := make([]string, 0, len(b))
 	for name := range b {
@@ -271,6 +272,11 @@ func (b matchBody) request(levels []*recon.Level, l *recon.Level) (recon.MatchRe
 	if req.RightID, err = id("rightId", l.Right.Field); err != nil {
 		return req, err
 	}
+	for name, dst := range map[string]*[]int64{"leftIds": &req.LeftIDs, "rightIds": &req.RightIDs} {
+		if *dst, err = idList(b, name); err != nil {
+			return req, err
+		}
+	}
 	for name, dst := range map[string]any{"investigate": &req.Investigate, "force": &req.Force, "reason": &req.Reason} {
 		if raw, ok := b[name]; ok && string(raw) != "null" {
 			if err := json.Unmarshal(raw, dst); err != nil {
@@ -298,6 +304,46 @@ func (b matchBody) request(levels []*recon.Level, l *recon.Level) (recon.MatchRe
 		req.RightID = n
 	}
 	return req, nil
+}
+
+// idList reads a list of record ids (a group's records of a side).
+func idList(b map[string]json.RawMessage, name string) ([]int64, error) {
+	raw, ok := b[name]
+	if !ok || string(raw) == "null" {
+		return nil, nil
+	}
+	var ids []int64
+	if err := json.Unmarshal(raw, &ids); err != nil {
+		return nil, engine.Invalid(name, "%s must be a list of record ids.", name).With("recon.idList", "field", name)
+	}
+	return ids, nil
+}
+
+// evaluate tells what a manual match of the body's records would be
+// ({leftIds, rightIds}): their sums, the difference, the tolerances and
+// why it would be refused without force.
+func (h *reconHandlers) evaluate(c fiber.Ctx) error {
+	l, err := h.level(c)
+	if err != nil {
+		return err
+	}
+	var b map[string]json.RawMessage
+	if err := decode(c, &b); err != nil {
+		return err
+	}
+	left, err := idList(b, "leftIds")
+	if err != nil {
+		return err
+	}
+	right, err := idList(b, "rightIds")
+	if err != nil {
+		return err
+	}
+	e, err := h.recon.Evaluate(c.Context(), l, left, right)
+	if err != nil {
+		return err
+	}
+	return ok(c, e)
 }
 
 // rowID reads the id of a chosen bank row ({id} or {Id}).

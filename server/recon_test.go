@@ -120,6 +120,20 @@ func TestReconAPI(t *testing.T) {
 		{"match with another level's body", "POST", "/api/recon/transaction-settlement/match", `{"ticketId":1,"transactionId":1}`, 400, "", "ticketId", "recon.otherLevel"},
 		{"match across currencies outside tolerance", "POST", "/api/recon/ticket-transaction/match", `{"ticketId":` + id("t3") + `,"transactionId":` + id("x3") + `}`, 400,
 			"beyond the currency tolerance", "force", "recon.outsideCurrencyTolerance"},
+		{"evaluate a group", "POST", "/api/recon/ticket-transaction/evaluate", `{"leftIds":[` + id("t2") + `,` + id("t4") + `],"rightIds":[` + id("x2") + `]}`, 200,
+			`"leftSum":"90.00","rightSum":"80.50"`, "", ""},
+		{"evaluate names why a group needs force", "POST", "/api/recon/ticket-transaction/evaluate", `{"leftIds":[` + id("t2") + `,` + id("t4") + `],"rightIds":[` + id("x2") + `]}`, 200,
+			`"code":"recon.groupOutsideTolerance"`, "", ""},
+		{"evaluate with ids that are not a list", "POST", "/api/recon/ticket-transaction/evaluate", `{"leftIds":"1,2","rightIds":[1]}`, 400, "", "leftIds", "recon.idList"},
+		{"evaluate a record twice", "POST", "/api/recon/ticket-transaction/evaluate", `{"leftIds":[` + id("t2") + `,` + id("t2") + `],"rightIds":[` + id("x2") + `]}`, 400,
+			"", "leftIds", "recon.duplicateRecord"},
+		{"evaluate with one side empty", "POST", "/api/recon/ticket-transaction/evaluate", `{"leftIds":[` + id("t2") + `],"rightIds":[]}`, 400, "", "rightIds", "recon.chooseBoth"},
+		{"a group outside tolerance is refused", "POST", "/api/recon/ticket-transaction/match", `{"leftIds":[` + id("t2") + `,` + id("t4") + `],"rightIds":[` + id("x2") + `]}`, 400,
+			"differ by 9.50", "force", "recon.groupOutsideTolerance"},
+		{"a forced group needs a reason", "POST", "/api/recon/ticket-transaction/match", `{"leftIds":[` + id("t2") + `,` + id("t4") + `],"rightIds":[` + id("x2") + `],"force":true}`, 400,
+			"", "reason", "recon.forceReasonRequired"},
+		{"a group of unknown records", "POST", "/api/recon/ticket-transaction/match", `{"leftIds":[` + id("t2") + `,999999],"rightIds":[` + id("x2") + `]}`, 400,
+			"no ticket", "ticketId", "recon.unknownRecord"},
 		{"undo an unknown match", "DELETE", "/api/recon/ticket-transaction/match/999999", `{"reason":"x"}`, 404, "", "", "recon.matchNotFound"},
 		{"run that does not exist", "GET", "/api/recon/runs/999999", "", 404, "", "", "recon.runNotFound"},
 	}
@@ -210,5 +224,35 @@ func TestReconAPI(t *testing.T) {
 	}
 	if a := w.do("POST", "/api/recon/ticket-transaction/report/export", reconciler, `{`+october+`,"Format":"csv"}`); a.status != 200 || !strings.Contains(string(a.body), "1250000000") && !strings.Contains(string(a.body), "SEK") {
 		t.Errorf("export: %d %s", a.status, a.body)
+	}
+	// A group by hand: two tickets paid by one card payment, then undone whole.
+	var t5, t6, x5 int64
+	for _, r := range []struct {
+		dst *int64
+		sql string
+	}{
+		{&t5, `insert into ticket (ticket_number, trans_date, payment_type, country_code, currency, transaction_code, sale_amount, natural_key, import_file_id)
+			values ('1250000000005', '2026-10-06', 'CC', 'SE', 'SEK', 'TKTT', 60.00, 'g5', 1) returning id`},
+		{&t6, `insert into ticket (ticket_number, trans_date, payment_type, country_code, currency, transaction_code, sale_amount, natural_key, import_file_id)
+			values ('1250000000006', '2026-10-06', 'CC', 'SE', 'SEK', 'TKTT', 40.00, 'g6', 1) returning id`},
+		{&x5, `insert into card_transaction (client_unique_id, processing_date, provider_actor, acquiring_bank, payment_method, currency,
+			transaction_amount, transaction_type, natural_key, import_file_id)
+			values ('1250000000005', '2026-10-06', 'Nuvei', 'Acq', 'Visa', 'SEK', 100.00, 'Sale', 'g5', 1) returning id`},
+	} {
+		if err := w.pool.QueryRow(context.Background(), r.sql).Scan(r.dst); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := w.must(201, "POST", "/api/recon/ticket-transaction/match", reconciler, fmt.Sprintf(`{"leftIds":[%d,%d],"rightIds":[%d]}`, t5, t6, x5))
+	if fmt.Sprint(g["leftIds"]) != fmt.Sprintf("[%d %d]", t5, t6) || fmt.Sprint(g["rightIds"]) != fmt.Sprintf("[%d]", x5) || g["amountVariance"] != "0.00" || g["rule"] != "manual" {
+		t.Errorf("group: %v", g)
+	}
+	why := w.must(200, "GET", fmt.Sprintf("/api/recon/ticket-transaction/why/left/%d", t6), reconciler, nil)
+	if match, _ := why["match"].(map[string]any); match == nil || match["id"] != g["id"] {
+		t.Errorf("why of the group's second ticket: %v", why["match"])
+	}
+	gone := w.must(200, "DELETE", fmt.Sprintf("/api/recon/ticket-transaction/match/%v", g["id"]), reconciler, `{"reason":"two payments after all"}`)
+	if fmt.Sprint(gone["leftIds"]) != fmt.Sprintf("[%d %d]", t5, t6) || gone["undoneBy"] != "rita" {
+		t.Errorf("undo of the group: %v", gone)
 	}
 }

@@ -160,7 +160,7 @@ func Reconcile(ctx context.Context, dbURL string, scfg server.Config, o Reconcil
 	// one is: rows added at its end (a run's matches are new rows; undo
 	// updates a few). Deleting a million matches instead would leave their
 	// space to be refilled page by page, which no real run meets.
-	if _, err := pool.Exec(ctx, `truncate recon_match, recon_run`); err != nil {
+	if _, err := pool.Exec(ctx, `truncate recon_match, recon_match_member, recon_run`); err != nil {
 		return err
 	}
 	if _, err := pool.Exec(ctx, `vacuum analyze recon_match, recon_ticket_day, recon_transaction_day`); err != nil {

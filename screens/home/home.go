@@ -370,10 +370,14 @@ func (s *Service) level(ctx context.Context, l level, from, to, now time.Time) (
 // l, read as one range of the live-match index between l's smallest and
 // largest id: records arrive in files in date order, so a month's ids are
 // close together. Probing the index once per record took twice as long,
-// and a hash join read every match of the level.
+// and a hash join read every match of the level. A group's further left
+// records come with its status and variance (from their own live index).
 const liveMatches = `m as (
 	select left_id, status, amount_variance from recon_match
-	where level = $3 and undone_on is null and left_id between (select min(id) from l) and (select max(id) from l))`
+	where level = $3 and undone_on is null and left_id between (select min(id) from l) and (select max(id) from l)
+	union all
+	select g.record_id, h.status, h.amount_variance from recon_match_member g join recon_match h on h.id = g.match_id
+	where g.level = $3 and g.side = 'left' and g.live and g.record_id between (select min(id) from l) and (select max(id) from l))`
 
 // oldestCount is how many of the oldest unmatched records of a level are listed.
 const oldestCount = 5

@@ -416,8 +416,8 @@ func (s *Service) executeOnce(ctx context.Context, runID int64, l *Level) error 
 		if err != nil {
 			return err
 		}
-		left := m.leftUnmatched - m.matched - m.partial
-		right := m.rightUnmatched - m.matched - m.partial
+		left := m.leftUnmatched - m.matched - m.partial - m.leftExtra
+		right := m.rightUnmatched - m.matched - m.partial - m.rightExtra
 		if _, err := tx.Exec(ctx, `update recon_run set status = 'succeeded', finished_on = clock_timestamp(), matched = $2, partial = $3,
 			left_unmatched = $4, right_unmatched = $5 where id = $1`, runID, m.matched, m.partial, left, right); err != nil {
 			return err
@@ -442,7 +442,9 @@ func (s *Service) executeOnce(ctx context.Context, runID int64, l *Level) error 
 
 // matchCounts is what a run matched, and the records of each side without
 // a match just before it wrote its matches.
-type matchCounts struct{ matched, partial, leftUnmatched, rightUnmatched int }
+// leftExtra and rightExtra are the records a group took beyond its first
+// pair (automatic splits).
+type matchCounts struct{ matched, partial, leftUnmatched, rightUnmatched, leftExtra, rightExtra int }
 
 // steps times the steps of a run, for its log line: name, duration, ...
 type steps struct {
@@ -523,9 +525,14 @@ func match(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string, 
 		c.partial += partial
 		if n == 0 {
 			took.done("rounds")
-			return c, nil
+			break
 		}
 	}
+	if err := matchSplits(ctx, tx, l, runID, actor, maxLag, &c); err != nil {
+		return c, err
+	}
+	took.done("splits")
+	return c, nil
 }
 
 // matchSingles matches the single candidates and adds them to the level's

@@ -146,11 +146,13 @@ func (e edge) step(d *Definition, down bool) string {
 	if !down {
 		mine, theirs, me, them = "right", "left", l.Right.Source, l.Left.Source
 	}
-	sql := fmt.Sprintf(`select m.%s_id from recon_match m where m.level = %d and m.%s_id = any ($1) and m.undone_on is null`, theirs, l.N, mine)
+	// every record of the other side of the groups of ours
+	sql := fmt.Sprintf(`select o.record_id from recon_match_live m join recon_match_live o on o.level = m.level and o.id = m.id and o.side = '%s'
+		where m.level = %d and m.side = '%s' and m.record_id = any ($1)`, theirs, l.N, mine)
 	if l.Window == "key" {
 		// the unmatched records sharing the key, as candidates to look at
-		sql += fmt.Sprintf(` union select o.id from %s me join %s o on %s where me.id = any ($1) and not %s`,
-			me, them, keyEqual(l, "me", "o"), liveSQL(l, theirs, "o"))
+		sql += fmt.Sprintf(` union select o.id from %s me join %s o on %s where me.id = any ($1) and %s`,
+			me, them, keyEqual(l, "me", "o"), openSQL(l, theirs, "o"))
 	}
 	return sql
 }
@@ -306,15 +308,18 @@ func (s *Service) chainLinks(ctx context.Context, tx pgx.Tx, edges []edge, ids m
 				from %s s join %s g on g.ref = s.%s where s.id = any ($1) and g.id = any ($2)`, m.Source, g.Source, g.Members.Column)
 		} else {
 			l := e.level
-			sql = fmt.Sprintf(`select m.left_id, m.right_id, m.status, m.rule, m.amount_variance::text, m.date_lag_days, m.id, m.run_id, m.created_by, m.created_on
-				from recon_match m where m.level = %d and m.undone_on is null and m.left_id = any ($1) and m.right_id = any ($2)`, l.N)
+			// a group links each of its left records with each of its right ones
+			sql = fmt.Sprintf(`select a.record_id, b.record_id, a.status, a.rule, a.amount_variance::text, a.date_lag_days, a.id, a.run_id, a.created_by, a.created_on
+				from recon_match_live a join recon_match_live b on b.level = a.level and b.id = a.id and b.side = 'right'
+				where a.level = %d and a.side = 'left' and a.record_id = any ($1) and b.record_id = any ($2)`, l.N)
 			if l.Window == "key" {
 				sql += fmt.Sprintf(`
 				union all
 				select l.id, r.id, 'unmatched', 'key', null, abs(r.date - l.date), null, null, null, null
 				from %s l join %s r on %s
 				where l.id = any ($1) and r.id = any ($2)
-				  and not exists (select 1 from recon_match m where m.level = %d and m.left_id = l.id and m.right_id = r.id and m.undone_on is null)`,
+				  and not exists (select 1 from recon_match_live a join recon_match_live b on b.level = a.level and b.id = a.id and b.side = 'right'
+				                  where a.level = %d and a.side = 'left' and a.record_id = l.id and b.record_id = r.id)`,
 					l.Left.Source, l.Right.Source, keyEqual(l, "l", "r"), l.N)
 			}
 		}

@@ -119,7 +119,7 @@ func TestReportDaySumsFollowEveryWrite(t *testing.T) {
 	f.auto(Levels[2])
 	f.checkDaySums("a second import and run")
 
-	f.exec(`truncate recon_match`)
+	f.exec(`truncate recon_match, recon_match_member`)
 	f.checkDaySums("matches truncated")
 	f.exec(`truncate ticket, card_transaction, settlement cascade`)
 	f.checkDaySums("documents truncated")

@@ -108,6 +108,7 @@ type Level struct {
 	Tolerance   Tolerance   `yaml:"tolerance"`
 	Carry       []string    `yaml:"carry"`
 	AfterRun    string      `yaml:"afterRun"`
+	Splits      *Splits     `yaml:"splits"`
 	Report      Report      `yaml:"report"`
 	Dialog      string      `yaml:"dialog"` // left or right: the dialog's first grid
 	Investigate bool        `yaml:"investigate"`
@@ -116,6 +117,15 @@ type Level struct {
 	ChainFrom   []ChainFrom `yaml:"chainFrom"`
 	Statuses    []Status    `yaml:"statuses"`
 	Hint        string      `yaml:"hint"`
+}
+
+// Splits let automatic runs match one record (of the anchor side) with
+// several of the other side sharing its key: a ticket paid by several card
+// payments, a transaction settled in parts, a booking paying several
+// payouts. At most Max records join one anchor.
+type Splits struct {
+	Anchor string `yaml:"anchor"` // left or right
+	Max    int    `yaml:"max"`
 }
 
 // side returns the level's side by "left" or "right".
@@ -249,6 +259,9 @@ func (d *Definition) check() []string {
 		}
 		if l.AfterRun != "" && !identifier.MatchString(l.AfterRun) {
 			bad("%s: afterRun %q must be a SQL function name", at, l.AfterRun)
+		}
+		if sp := l.Splits; sp != nil && ((sp.Anchor != "left" && sp.Anchor != "right") || sp.Max < 2 || sp.Max > MaxGroup) {
+			bad("%s: splits needs an anchor (left or right) and a max of 2 to %d", at, MaxGroup)
 		}
 		if l.Report.View == "" {
 			bad("%s: report.view is required", at)
@@ -450,13 +463,27 @@ type SideInfo struct {
 	Field   string   `json:"field"`
 	Label   string   `json:"label"`
 	Columns []Column `json:"columns"`
+	// AmountField and CurrencyField name the dialog columns holding the
+	// amount matching compares and its currency ("" when not shown), for
+	// the running sums of a group being ticked.
+	AmountField   string `json:"amountField"`
+	CurrencyField string `json:"currencyField"`
 }
 
 // Describe is the levels as the API gives them, in tab order.
 func Describe(levels []*Level) []LevelInfo {
 	out := make([]LevelInfo, len(levels))
 	side := func(s LevelSide) SideInfo {
-		return SideInfo{Kind: s.Name, Field: s.Field, Label: s.Label, Columns: append([]Column{}, s.Columns...)}
+		info := SideInfo{Kind: s.Name, Field: s.Field, Label: s.Label, Columns: append([]Column{}, s.Columns...)}
+		for _, c := range s.Columns {
+			switch c.Column {
+			case "amount":
+				info.AmountField = c.Field
+			case "currency":
+				info.CurrencyField = c.Field
+			}
+		}
+		return info
 	}
 	for i, l := range levels {
 		info := LevelInfo{Slug: l.Slug, Number: l.N, Name: l.Name, Left: side(l.Left), Right: side(l.Right), ReportView: l.Report.View,

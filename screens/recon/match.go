@@ -12,12 +12,17 @@ import (
 	"ledgerdesk/engine"
 )
 
-// Match is a live or undone match of two records at a level.
+// Match is a live or undone match group at a level: one or more records
+// of its left side with one or more of its right side. LeftID and RightID
+// are each side's first record; LeftIDs and RightIDs all of them, first
+// first.
 type Match struct {
 	ID             int64      `json:"id"`
 	Level          string     `json:"level"`
 	LeftID         int64      `json:"leftId"`
 	RightID        int64      `json:"rightId"`
+	LeftIDs        []int64    `json:"leftIds"`
+	RightIDs       []int64    `json:"rightIds"`
 	Status         string     `json:"status"` // matched, partial, investigation
 	Rule           string     `json:"rule"`   // exact, date, amount, fx, manual, investigation
 	AmountVariance *string    `json:"amountVariance"`
@@ -43,12 +48,52 @@ func (s *Service) scanMatch(row pgx.Row) (*Match, error) {
 		return nil, err
 	}
 	m.Level = s.def.slugOf(level)
+	m.LeftIDs, m.RightIDs = []int64{m.LeftID}, []int64{m.RightID}
 	return &m, nil
 }
 
-// MatchRequest is a manual match (or investigation) of two records.
+// withMembers adds the further records of m's group to its id lists.
+func withMembers(ctx context.Context, q pgx.Tx, m *Match) (*Match, error) {
+	rows, err := q.Query(ctx, `select side, record_id from recon_match_member where match_id = $1 order by side, record_id`, m.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var side string
+		var id int64
+		if err := rows.Scan(&side, &id); err != nil {
+			return nil, err
+		}
+		if side == "left" {
+			m.LeftIDs = append(m.LeftIDs, id)
+		} else {
+			m.RightIDs = append(m.RightIDs, id)
+		}
+	}
+	return m, rows.Err()
+}
+
+// liveMatchOf is the live match group holding record id of side which at
+// level l, or nil.
+func (s *Service) liveMatchOf(ctx context.Context, tx pgx.Tx, l *Level, which string, id int64) (*Match, error) {
+	m, err := s.scanMatch(tx.QueryRow(ctx, `select `+matchColumns+` from recon_match
+		where id = (select v.id from recon_match_live v where v.level = $1 and v.side = $2 and v.record_id = $3)`, l.N, which, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return withMembers(ctx, tx, m)
+}
+
+// MatchRequest is a manual match (or investigation) of two records, or of
+// a group: LeftIDs and RightIDs, when given, are all its records of each
+// side (LeftID and RightID then unused).
 type MatchRequest struct {
-	LeftID, RightID int64
+	LeftID, RightID   int64
+	LeftIDs, RightIDs []int64
 	// LeftRef names the left record by its reference (a payout by its
 	// PayoutID) instead of LeftID.
 	LeftRef     string
@@ -92,10 +137,18 @@ func (s *Service) MatchByHand(ctx context.Context, l *Level, req MatchRequest) (
 	if req.Force && req.Reason == "" {
 		return nil, engine.Invalid("reason", "Say why this pair is matched despite the difference.").With("recon.forceReasonRequired")
 	}
+	group, err := req.group(l)
+	if err != nil {
+		return nil, err
+	}
 	actor := engine.ActorFrom(ctx).Username
 	var out *Match
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := lockLevel(ctx, tx, l, 5*time.Second); err != nil {
+			return err
+		}
+		if group {
+			out, err = s.matchGroup(ctx, tx, l, req, actor)
 			return err
 		}
 		if req.LeftRef != "" {
@@ -122,34 +175,18 @@ func (s *Service) MatchByHand(ctx context.Context, l *Level, req MatchRequest) (
 		if err != nil {
 			return err
 		}
-		if err := s.checkUnmatched(ctx, tx, l, req.LeftID, req.RightID); err != nil {
+		if err := s.checkUnmatched(ctx, tx, l, []int64{req.LeftID}, []int64{req.RightID}); err != nil {
 			return err
 		}
 		e, err := evaluate(ctx, tx, l, left, right)
 		if err != nil {
 			return err
 		}
-		forced := false
-		if refusal := e.refusal(l, left, right); refusal != nil {
-			if !req.Force {
-				return refusal
-			}
-			forced = true
+		forced, err := req.forced(e.refusal(l, left, right))
+		if err != nil {
+			return err
 		}
-		status, rule := "matched", "manual"
-		switch {
-		case req.Investigate:
-			status, rule = "investigation", "investigation"
-		case forced:
-			rule = "forced"
-		}
-		var reason *string
-		if req.Reason != "" {
-			reason = &req.Reason
-		}
-		out, err = s.scanMatch(tx.QueryRow(ctx, `insert into recon_match (level, left_id, right_id, status, rule, amount_variance, date_lag_days, reason, created_by)
-			values ($1, $2, $3, $4, $5, $6::numeric, $7, $8, $9) returning `+matchColumns,
-			l.N, req.LeftID, req.RightID, status, rule, e.Variance, e.Lag, reason, actor))
+		out, err = s.insertByHand(ctx, tx, l, req, forced, req.LeftID, req.RightID, e.Variance, e.Lag, actor)
 		if err != nil {
 			return err
 		}
@@ -163,6 +200,38 @@ func (s *Service) MatchByHand(ctx context.Context, l *Level, req MatchRequest) (
 		return nil, fmt.Errorf("match %s: %w", l.Slug, s.nameBusyRun(ctx, l, err))
 	}
 	return out, nil
+}
+
+// forced tells whether the match is forced past refusal (nil: nothing to
+// force), or returns the refusal when the request does not force it.
+func (r *MatchRequest) forced(refusal *engine.Error) (bool, error) {
+	if refusal == nil {
+		return false, nil
+	}
+	if !r.Force {
+		return false, refusal
+	}
+	return true, nil
+}
+
+// insertByHand writes a match made by hand (or an investigation) of the
+// first records left and right, with its evaluation, rule and reason.
+func (s *Service) insertByHand(ctx context.Context, tx pgx.Tx, l *Level, req MatchRequest, forced bool, left, right int64,
+	variance *string, lag int, actor string) (*Match, error) {
+	status, rule := "matched", "manual"
+	switch {
+	case req.Investigate:
+		status, rule = "investigation", "investigation"
+	case forced:
+		rule = "forced"
+	}
+	var reason *string
+	if req.Reason != "" {
+		reason = &req.Reason
+	}
+	return s.scanMatch(tx.QueryRow(ctx, `insert into recon_match (level, left_id, right_id, status, rule, amount_variance, date_lag_days, reason, created_by)
+		values ($1, $2, $3, $4, $5, $6::numeric, $7, $8, $9) returning `+matchColumns,
+		l.N, left, right, status, rule, variance, lag, reason, actor))
 }
 
 // nameBusyRun names the run that kept a manual match waiting too long, so
@@ -179,25 +248,26 @@ func (s *Service) nameBusyRun(ctx context.Context, l *Level, err error) error {
 	return err
 }
 
-// checkUnmatched refuses a pair when either record has a live match at l.
-func (s *Service) checkUnmatched(ctx context.Context, tx pgx.Tx, l *Level, leftID, rightID int64) error {
+// checkUnmatched refuses records of which one has a live match at l.
+func (s *Service) checkUnmatched(ctx context.Context, tx pgx.Tx, l *Level, left, right []int64) error {
 	for _, which := range []string{"left", "right"} {
-		id := leftID
+		ids := left
 		if which == "right" {
-			id = rightID
+			ids = right
 		}
 		side := l.side(which)
-		m, err := s.scanMatch(tx.QueryRow(ctx, `select `+matchColumns+` from recon_match
-			where level = $1 and `+which+`_id = $2 and undone_on is null`, l.N, id))
-		if errors.Is(err, pgx.ErrNoRows) {
-			continue
+		for _, id := range ids {
+			m, err := s.liveMatchOf(ctx, tx, l, which, id)
+			if err != nil {
+				return err
+			}
+			if m == nil {
+				continue
+			}
+			return engine.Conflict("The %s %d is already matched (match %d, %s by %s on %s); undo that match first.",
+				side.Name, id, m.ID, m.Status, m.CreatedBy, m.CreatedOn.UTC().Format("2006-01-02 15:04 UTC")).
+				With("recon.alreadyMatched", "kind", side.Name, "id", id, "matchId", m.ID, "by", m.CreatedBy, "at", m.CreatedOn)
 		}
-		if err != nil {
-			return err
-		}
-		return engine.Conflict("The %s %d is already matched (match %d, %s by %s on %s); undo that match first.",
-			side.Name, id, m.ID, m.Status, m.CreatedBy, m.CreatedOn.UTC().Format("2006-01-02 15:04 UTC")).
-			With("recon.alreadyMatched", "kind", side.Name, "id", id, "matchId", m.ID, "by", m.CreatedBy, "at", m.CreatedOn)
 	}
 	return nil
 }
@@ -307,11 +377,16 @@ func (s *Service) Undo(ctx context.Context, l *Level, id int64, reason string) (
 			return engine.Conflict("Match %d was already undone by %s.", id, *before.UndoneBy).
 				With("recon.alreadyUndone", "matchId", id, "by", *before.UndoneBy)
 		}
+		if before, err = withMembers(ctx, tx, before); err != nil {
+			return err
+		}
+		// the whole group: its further records follow (recon_match_member_follow)
 		out, err = s.scanMatch(tx.QueryRow(ctx, `update recon_match set undone_by = $2, undone_on = now(), undo_reason = $3 where id = $1
 			returning `+matchColumns, id, engine.ActorFrom(ctx).Username, reason))
 		if err != nil {
 			return err
 		}
+		out.LeftIDs, out.RightIDs = before.LeftIDs, before.RightIDs
 		return engine.Audit(ctx, tx, engine.AuditEntry{Action: "recon.undo", Entity: "recon_match", EntityID: fmt.Sprint(id), Before: before, After: out})
 	})
 	if err != nil {

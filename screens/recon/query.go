@@ -96,7 +96,7 @@ var detailSQL = map[int]string{
 			       t.country_code as "CountryCode", t.currency as "Currency", t.transaction_code as "TransactionCode",
 			       t.sale_amount as "TotalFareWithFees", m.status as "MatchStatus", m.id as "MatchId", m.right_id as "MatchedTransactionId"
 			from q, ticket t
-			left join recon_match m on m.level = 1 and m.left_id = t.id and m.undone_on is null
+			left join recon_match_live m on m.level = 1 and m.side = 'left' and m.record_id = t.id
 			where t.trans_date = q.day and t.currency = q.currency and coalesce(t.payment_type, '') = q.payment_type
 			  and coalesce(t.country_code, '') = q.country_code
 			order by t.id limit 5000
@@ -105,7 +105,7 @@ var detailSQL = map[int]string{
 			       x.client_unique_id as "ClientUniqueID", x.transaction_amount as "Amount", x.provider_actor as "ProviderActor",
 			       x.is_manual_adjust as "IsManualAdjust", m.status as "MatchStatus", m.id as "MatchId"
 			from card_transaction x
-			left join recon_match m on m.level = 1 and m.right_id = x.id and m.undone_on is null
+			left join recon_match_live m on m.level = 1 and m.side = 'right' and m.record_id = x.id
 			where x.client_unique_id in (select "TicketNumber" from t)
 			order by x.id limit 5000
 		)
@@ -116,7 +116,7 @@ var detailSQL = map[int]string{
 			       x.payment_method as "PaymentMethod", x.currency as "Currency", x.transaction_amount as "Amount",
 			       x.transaction_type as "TransactionType", m.status as "MatchStatus", m.id as "MatchId", m.right_id as "MatchedSettlementId"
 			from q, card_transaction x
-			left join recon_match m on m.level = 2 and m.left_id = x.id and m.undone_on is null
+			left join recon_match_live m on m.level = 2 and m.side = 'left' and m.record_id = x.id
 			where not x.is_manual_adjust and x.processing_date = q.day and x.currency = q.currency and x.provider_actor = q.provider
 			order by x.id limit 5000
 		), s as (
@@ -124,7 +124,7 @@ var detailSQL = map[int]string{
 			       s.settlement_net as "Amount", s.gross_amount as "GrossAmount", s.fees as "Fees", s.client_unique_id as "ClientUniqueID",
 			       s.payout_id as "PayoutID", m.status as "MatchStatus", m.id as "MatchId"
 			from settlement s
-			left join recon_match m on m.level = 2 and m.right_id = s.id and m.undone_on is null
+			left join recon_match_live m on m.level = 2 and m.side = 'right' and m.record_id = s.id
 			where s.client_unique_id in (select "TicketNumber" from x) and s.provider_actor = (select provider from q)
 			order by s.id limit 5000
 		)
@@ -139,8 +139,9 @@ var detailSQL = map[int]string{
 			select b.id, b.bank_account as "BankAccount", b.booked_date as "BookedDate", coalesce(b.reco_amount_in_local_currency, b.amount_local) as "Amount",
 			       b.bank_charges_in_local as "Charges", b.currency as "Currency", b.text as "Text", m.status as "MatchStatus", m.id as "MatchId"
 			from q, payout p
-			join recon_match m on m.level = 3 and m.left_id = p.id and m.undone_on is null
-			join bank_booking b on b.id = m.right_id
+			join recon_match_live pm on pm.level = 3 and pm.side = 'left' and pm.record_id = p.id
+			join recon_match_live m on m.level = 3 and m.id = pm.id and m.side = 'right'
+			join bank_booking b on b.id = m.record_id
 			where p.payout_key = q.payout
 		)
 		select (select coalesce(json_agg(s order by s.id), '[]') from s), (select coalesce(json_agg(b order by b.id), '[]') from b)`,

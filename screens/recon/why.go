@@ -48,9 +48,11 @@ const whySQL = `
 		left join recon_tolerance tol on tol.level = $4 and tol.provider_key = c.provider_key
 		cross join lateral recon_pair_eval(c.l_amount, c.r_amount, c.l_cur, c.r_cur, c.l_date, c.r_date,
 		                                   tol.amount_threshold, tol.date_threshold, tol.currency_threshold) ev
-		left join recon_match m on m.level = $2 and m.undone_on is null
-		     and (case when $3::text = 'left' then m.right_id = c.right_id else m.left_id = c.left_id end)
-		     and not (m.left_id = c.left_id and m.right_id = c.right_id)
+		-- the candidate's live match, unless it is the explained record's too
+		left join recon_match_live m on m.level = $2 and m.side = case when $3::text = 'left' then 'right' else 'left' end
+		     and m.record_id = case when $3::text = 'left' then c.right_id else c.left_id end
+		     and not exists (select 1 from recon_match_live o where o.level = $2 and o.id = m.id and o.side = $3::text
+		                     and o.record_id = case when $3::text = 'left' then c.left_id else c.right_id end)
 	),
 	ranked as (
 		select e.* from e
@@ -94,13 +96,11 @@ func (s *Service) WhyNot(ctx context.Context, l *Level, side string, id int64) (
 		if err != nil {
 			return err
 		}
-		m, err := s.scanMatch(tx.QueryRow(ctx, `select `+matchColumns+` from recon_match where level = $1 and `+side+`_id = $2 and undone_on is null`, l.N, id))
-		switch {
-		case err == nil:
-			w.Match = m
-		case !errors.Is(err, pgx.ErrNoRows):
+		m, err := s.liveMatchOf(ctx, tx, l, side, id)
+		if err != nil {
 			return err
 		}
+		w.Match = m
 		sql := fmt.Sprintf(whySQL, whyPairsSQL(l, side, whyDays), WhyLimit)
 		return tx.QueryRow(ctx, sql, id, l.N, side, l.toleranceType()).Scan(&w.Candidates)
 	})

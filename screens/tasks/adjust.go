@@ -284,8 +284,8 @@ func (s *Service) DeleteAdjustment(ctx context.Context, id, txID int64) error {
 			return err
 		}
 		var matched bool
-		err = tx.QueryRow(ctx, `select exists (select 1 from recon_match where undone_on is null
-			and ((level = 1 and right_id = $1) or (level = 2 and left_id = $1)))`, txID).Scan(&matched)
+		err = tx.QueryRow(ctx, `select exists (select 1 from recon_match_live
+			where (level = 1 and side = 'right' and record_id = $1) or (level = 2 and side = 'left' and record_id = $1))`, txID).Scan(&matched)
 		if err != nil {
 			return err
 		}

@@ -1,8 +1,8 @@
 // Browser test of the reconciliation dashboard (dashboard/bank-settlement) on the demo data set:
 // filters and their messages, tabs restored on reload, the bolt button's automatic run on each
 // level with the row colours changing, a manual match and its undo, the details with Create
-// Task, the chain of a bank booking with why a record did not match, and screenshots in English
-// and Swedish. The runner passes LEDGERDESK_BIN and DATABASE_URL: the script loads the demo set
+// Task, a manual match of two tickets and one transaction as one group, the chain of a bank
+// booking with why a record did not match, and screenshots in English and Swedish. The runner passes LEDGERDESK_BIN and DATABASE_URL: the script loads the demo set
 // with `ledgerdesk demo --load` (SKIP_DEMO=1 when the server already has it).
 //   BASE_URL=http://127.0.0.1:8080 ADMIN_PASSWORD=... SKIP_DEMO=1 node e2e/recon.e2e.mjs
 import { execFileSync } from 'node:child_process';
@@ -321,6 +321,62 @@ async function main() {
       await byTestId(page, 'task-editor-dialog').waitFor({ state: 'detached' });
       await byTestId(page, 'details-close').click();
       await byTestId(page, 'details-dialog').waitFor({ state: 'detached' });
+      await clearToasts(page);
+    });
+
+    await check('manual reconcile on tab 1: two tickets and one transaction ticked, their sums shown, matched as one group', async () => {
+      const [candidates] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/recon/ticket-transaction/candidates')).then((r) => r.json()),
+        byTestId(page, 'recon-manual-0').click(),
+      ]);
+      const { item1: tickets, item2: transactions } = candidates.data;
+      // Two tickets and a transaction of one currency, all among the rows on screen.
+      let group = null;
+      for (const currency of new Set(tickets.slice(0, 20).map((x) => x.local_fare_currency))) {
+        const same = tickets.slice(0, 20).flatMap((x, i) => (x.local_fare_currency === currency ? [i] : []));
+        const j = transactions.slice(0, 20).findIndex((x) => x.currency === currency);
+        if (same.length >= 2 && j >= 0) {
+          group = { tickets: same.slice(0, 2), transaction: j };
+          break;
+        }
+      }
+      assert(group, 'no two tickets and a transaction of one currency among the candidates');
+      const tick = (grid, index) => byTestId(page, grid).locator(`.rdg-row[aria-rowindex="${index + 2}"] .rdg-cell`).nth(2).click();
+      await byTestId(page, 'manual-grid-item1').locator('.rdg-row').first().waitFor();
+      await tick('manual-grid-item1', group.tickets[0]);
+      await tick('manual-grid-item1', group.tickets[1]);
+      const twoTickets = en.recon.kindCount.ticket_other.replace('{{count}}', '2');
+      await byTestId(page, 'manual-sum-item1').locator('dt', { hasText: twoTickets }).waitFor();
+      const [evaluation] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/recon/ticket-transaction/evaluate')).then((r) => r.json()),
+        tick('manual-grid-item2', group.transaction),
+      ]);
+      assert(evaluation.succeeded, `evaluate answered ${JSON.stringify(evaluation)}`);
+      // The verdict replaces "checking" once the answer to these three records is shown.
+      await page.locator('[data-testid="manual-verdict"]:not([data-state="pending"])').waitFor();
+      const oneTransaction = en.recon.kindCount.transaction_one.replace('{{count}}', '1');
+      assert((await byTestId(page, 'manual-sum-item2').locator('dt').textContent()) === oneTransaction, 'the transaction side is not counted');
+      for (const id of ['manual-sum-item1', 'manual-sum-item2']) {
+        const figure = await byTestId(page, id).locator('dd').textContent();
+        assert(/\d/.test(figure), `${id} shows no sum: ${figure}`);
+      }
+      await byTestId(page, 'manual-difference').waitFor();
+      await shot(page, 'recon-manual-group-en');
+      const ids = { leftIds: group.tickets.map((i) => tickets[i].id), rightIds: [transactions[group.transaction].id] };
+      let sent = null;
+      await afterReport(page, VIEWS[0], async () => {
+        // A group outside the tolerances is matched anyway, with the reason the server requires.
+        const refused = evaluation.data.refusal !== null;
+        if (refused) await byTestId(page, 'manual-force-reason').fill('Two tickets paid by one card payment');
+        const [request] = await Promise.all([
+          page.waitForRequest((r) => r.url().endsWith('/api/recon/ticket-transaction/match') && r.method() === 'POST'),
+          byTestId(page, refused ? 'manual-force' : 'manual-reconcile').click(),
+        ]);
+        sent = JSON.parse(request.postData());
+      });
+      assert(JSON.stringify([sent.leftIds, sent.rightIds]) === JSON.stringify([ids.leftIds, ids.rightIds]), `match body ${JSON.stringify(sent)}`);
+      await toastWith(page, 'success', en.recon.toasts.reconciled);
+      await byTestId(page, 'manual-dialog').waitFor({ state: 'detached' });
       await clearToasts(page);
     });
 

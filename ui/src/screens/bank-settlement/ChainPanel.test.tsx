@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { ToastProvider } from '../../shell/toast';
 import { created, mockApi, ok } from '../../test/apiMock';
-import { ChainPanel } from './ChainPanel';
+import { ChainPanel, matchGroups } from './ChainPanel';
 import type { Chain, WhyCandidate } from './recon';
 import { FOURTH_LEVEL, TEST_LEVELS } from './levelFixtures';
 
@@ -103,7 +103,54 @@ describe('ChainPanel', () => {
 
     fireEvent.click(within(first).getByTestId('chain-why-match-21'));
     await waitFor(() => expect(onMatched).toHaveBeenCalled());
-    expect(api.callsTo('POST', '/api/recon/ticket-transaction/match')[0]!.body).toEqual({ leftId: 10, rightId: 21 });
+    expect(api.callsTo('POST', '/api/recon/ticket-transaction/match')[0]!.body).toEqual({ leftIds: [10], rightIds: [21] });
+  });
+
+  it('a match group shows once on each of its records, as the group with its members; its undo names the group', async () => {
+    // Tickets 10 and 11 matched by hand to transaction 30 as one group: a link from each ticket to the transaction.
+    const grouped = { ...chain, links: [link(1, ['ticket', 10], ['transaction', 30], 'matched', 77), link(1, ['ticket', 11], ['transaction', 30], 'matched', 77)] } as Chain;
+    mockApi({ 'GET /api/recon/chain/ticket/10': ok(grouped) });
+    const onUndo = vi.fn();
+    render(
+      <ToastProvider>
+        <ChainPanel start={{ kind: 'ticket', id: 10 }} levels={TEST_LEVELS} reloadToken={0} onClose={() => {}} onUndo={onUndo} onMatched={() => {}} />
+      </ToastProvider>,
+    );
+    const card = await screen.findByTestId('chain-card-transaction-30');
+    expect(screen.getByTestId('chain-state-transaction-30-1').textContent).toContain('Tickets vs Transactions: Group of 2 tickets and 1 transaction · Matched');
+    expect(within(card).getAllByText(/Group of/)).toHaveLength(1);
+    expect(within(card).getByTestId('chain-group-members-77').textContent).toBe('ticket 1254400000010, ticket 1254400000011, transaction 1254400000011');
+    for (const ticket of [10, 11]) {
+      expect(screen.getByTestId(`chain-state-ticket-${ticket}-1`).textContent).toContain('Group of 2 tickets and 1 transaction · Matched');
+      expect(screen.getByTestId(`chain-card-ticket-${ticket}`).className).toContain('chain-card--success');
+    }
+
+    fireEvent.click(screen.getByTestId('chain-undo-transaction-30-1'));
+    expect(onUndo).toHaveBeenCalledWith({
+      slug: 'ticket-transaction',
+      matchId: 77,
+      what: 'ticket 1254400000010, ticket 1254400000011, transaction 1254400000011',
+      group: { left: { kind: 'ticket', label: 'recon.kinds.ticket', count: 2 }, right: { kind: 'transaction', label: 'recon.kinds.transaction', count: 1 } },
+    });
+  });
+
+  it('gathers the links of a match into one group, each record once', () => {
+    const links = [
+      link(1, ['ticket', 10], ['transaction', 30], 'matched', 5),
+      link(1, ['ticket', 10], ['transaction', 31], 'matched', 5),
+      link(1, ['ticket', 11], ['transaction', 30], 'matched', 5),
+      link(1, ['ticket', 11], ['transaction', 31], 'matched', 5),
+      link(1, ['ticket', 12], ['transaction', 32], 'matched', 6),
+      link(1, ['ticket', 13], ['transaction', 33], 'unmatched', null),
+    ] as Chain['links'];
+    const groups = matchGroups(links);
+    expect([...groups.keys()]).toEqual([5, 6]);
+    expect(groups.get(5)).toEqual({
+      matchId: 5,
+      left: [{ kind: 'ticket', id: 10 }, { kind: 'ticket', id: 11 }],
+      right: [{ kind: 'transaction', id: 30 }, { kind: 'transaction', id: 31 }],
+    });
+    expect(groups.get(6)).toEqual({ matchId: 6, left: [{ kind: 'ticket', id: 12 }], right: [{ kind: 'transaction', id: 32 }] });
   });
 
   it('a level added on the server shows on every record of its kinds, with why asked of its own slug', async () => {

@@ -3,7 +3,8 @@
  * kinds of the levels in order (ticket -> transaction -> settlement -> payout -> bank booking)
  * with each record's status at every level its kind takes part in, and for a record left
  * unmatched at a level the closest candidates with the tolerance each one missed. The quickest
- * way from a red row to its cause.
+ * way from a red row to its cause. A match group (several records on a side, one link from every
+ * left member to every right member) reads as one group with its members, not as its links.
  */
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -16,12 +17,15 @@ import type { Row } from '../../engine/types';
 import {
   chainKinds,
   errorText,
+  kindCountText,
   kindLabel,
   levelsOf,
   reconApi,
   type Chain,
   type ChainLink,
+  type ChainRef,
   type ChainStart,
+  type KindCount,
   type LevelDef,
   type RecordKind,
   type Side,
@@ -68,6 +72,38 @@ export function levelStates(chain: Chain, levels: readonly LevelDef[], kind: Rec
   });
 }
 
+/** The records of one match: its links' left (from) and right (to) ends, each once, in the links' order. */
+export interface MatchGroup {
+  matchId: number;
+  left: ChainRef[];
+  right: ChainRef[];
+}
+
+/** The chain's matches by id, gathered from their links. */
+export function matchGroups(links: readonly ChainLink[]): Map<number, MatchGroup> {
+  const groups = new Map<number, MatchGroup>();
+  const add = (list: ChainRef[], ref: ChainRef) => {
+    if (!list.some((r) => r.kind === ref.kind && r.id === ref.id)) list.push(ref);
+  };
+  for (const link of links) {
+    if (link.matchId === null) continue;
+    let group = groups.get(link.matchId);
+    if (!group) {
+      group = { matchId: link.matchId, left: [], right: [] };
+      groups.set(link.matchId, group);
+    }
+    add(group.left, link.from);
+    add(group.right, link.to);
+  }
+  return groups;
+}
+
+/** A group of more than one record on a side; a one-to-one match is no group to the reader. */
+export const isGroup = (group: MatchGroup | undefined): group is MatchGroup => !!group && (group.left.length > 1 || group.right.length > 1);
+
+/** The members named in a group's undo question: the first few, then an ellipsis. */
+const MEMBERS_NAMED = 4;
+
 function severityOf(status: string | undefined): 'success' | 'warning' | 'danger' {
   return status === 'matched' ? 'success' : status === 'partial' || status === 'investigation' || status === 'changed' ? 'warning' : 'danger';
 }
@@ -98,7 +134,7 @@ export function ChainPanel({
   onMatched(): void;
   reloadToken: number;
 }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const ctx = useFormatContext();
   const [chain, setChain] = useState<Chain | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
@@ -138,13 +174,38 @@ export function ChainPanel({
 
   // The record the chain starts from: as the answer names it (a start by reference gets its id there).
   const origin = chain?.start ?? (start && 'id' in start ? start : null);
+  const groups = chain ? matchGroups(chain.links) : new Map<number, MatchGroup>();
+
+  /** How people know a record of the chain: its reference, else its id. */
+  const titleOf = (kind: RecordKind, id: number): string => {
+    const record = chain ? chainRecords(chain, kind).find((r) => Number(r.id) === id) : undefined;
+    return String((record && first(record, ...(RECORD_LABEL[kind] ?? []), 'ref')) ?? `#${id}`);
+  };
+  const memberName = (m: ChainRef) => `${t(kindLabel(levels, m.kind)).toLocaleLowerCase(i18n.language)} ${titleOf(m.kind, m.id)}`;
+  // The members of a side share its kind.
+  const sideCount = (refs: ChainRef[]): KindCount => ({ kind: refs[0]?.kind ?? '', label: kindLabel(levels, refs[0]?.kind ?? ''), count: refs.length });
+  const groupText = (group: MatchGroup) => t('recon.chain.group', { left: kindCountText(t, sideCount(group.left)), right: kindCountText(t, sideCount(group.right)) });
+
+  /** What an undo takes back: the record, or a group's counts and its first members. */
+  const undoTarget = (level: LevelDef, matchId: number, kind: RecordKind, title: string): UndoTarget => {
+    const group = groups.get(matchId);
+    if (!isGroup(group)) return { slug: level.slug, matchId, what: `${t(kindLabel(levels, kind))} ${title}` };
+    const members = [...group.left, ...group.right];
+    const named = members.slice(0, MEMBERS_NAMED).map(memberName);
+    return {
+      slug: level.slug,
+      matchId,
+      what: `${named.join(', ')}${members.length > MEMBERS_NAMED ? ', …' : ''}`,
+      group: { left: sideCount(group.left), right: sideCount(group.right) },
+    };
+  };
 
   const renderCard = (kind: RecordKind, record: Row) => {
     const id = Number(record.id);
     const isStart = origin?.kind === kind && origin.id === id;
     const states = chain ? levelStates(chain, levels, kind, id) : [];
     const worst = states.some((s) => !s.link) ? 'danger' : states.some((s) => s.link && s.link.status !== 'matched') ? 'warning' : 'success';
-    const title = first(record, ...(RECORD_LABEL[kind] ?? []), 'ref') ?? `#${id}`;
+    const title = titleOf(kind, id);
     const provider = first(record, 'ProviderActor', 'provider');
     return (
       <li key={`${kind}-${id}`} className={`chain-card chain-card--${worst}${isStart ? ' is-start' : ''}`} data-testid={`chain-card-${kind}-${id}`}>
@@ -160,33 +221,42 @@ export function ChainPanel({
           {record.IsManualAdjust ? <span className="chain-card__tag">{t('recon.chain.manualAdjust')}</span> : null}
         </div>
         <ul className="chain-card__levels">
-          {states.map(({ level, side, link }) => (
-            <li key={level.slug} className={`grid-row-status grid-row-status--${severityOf(link?.status)}`} data-testid={`chain-state-${kind}-${id}-${level.number}`}>
-              <i className={`pi ${link ? (link.status === 'matched' ? 'pi-check-circle' : 'pi-exclamation-circle') : 'pi-times-circle'}`} aria-hidden="true" />
-              <span>
-                {t(level.name)}: {t(`recon.status.${link?.status ?? 'unmatched'}`)}
-                {link && (
-                  <span className="muted chain-card__rule">
-                    {' '}
-                    {t(`recon.chain.rules.${link.rule}`, { defaultValue: link.rule })}
-                    {link.amountVariance && Number(link.amountVariance) !== 0 ? ` · ${t('recon.chain.variance', { value: money(link.amountVariance, '') })}` : ''}
-                    {link.dateLagDays ? ` · ${t('recon.chain.lag', { count: link.dateLagDays })}` : ''}
-                    {link.createdBy ? ` · ${link.createdBy}` : ''}
-                  </span>
+          {states.map(({ level, side, link }) => {
+            const group = link?.matchId != null ? groups.get(link.matchId) : undefined;
+            return (
+              <li key={level.slug} className={`grid-row-status grid-row-status--${severityOf(link?.status)}`} data-testid={`chain-state-${kind}-${id}-${level.number}`}>
+                <i className={`pi ${link ? (link.status === 'matched' ? 'pi-check-circle' : 'pi-exclamation-circle') : 'pi-times-circle'}`} aria-hidden="true" />
+                <span>
+                  {t(level.name)}: {isGroup(group) && <span data-testid={`chain-group-${group.matchId}`}>{groupText(group)} · </span>}
+                  {t(`recon.status.${link?.status ?? 'unmatched'}`)}
+                  {link && (
+                    <span className="muted chain-card__rule">
+                      {' '}
+                      {t(`recon.chain.rules.${link.rule}`, { defaultValue: link.rule })}
+                      {link.amountVariance && Number(link.amountVariance) !== 0 ? ` · ${t('recon.chain.variance', { value: money(link.amountVariance, '') })}` : ''}
+                      {link.dateLagDays ? ` · ${t('recon.chain.lag', { count: link.dateLagDays })}` : ''}
+                      {link.createdBy ? ` · ${link.createdBy}` : ''}
+                    </span>
+                  )}
+                  {isGroup(group) && (
+                    <span className="muted chain-card__members" data-testid={`chain-group-members-${group.matchId}`}>
+                      {[...group.left, ...group.right].map(memberName).join(', ')}
+                    </span>
+                  )}
+                </span>
+                {link?.matchId != null && (
+                  <button type="button" className="link-button" data-testid={`chain-undo-${kind}-${id}-${level.number}`} onClick={() => onUndo(undoTarget(level, link.matchId!, kind, title))}>
+                    {t('recon.chain.undo')}
+                  </button>
                 )}
-              </span>
-              {link?.matchId != null && (
-                <button type="button" className="link-button" data-testid={`chain-undo-${kind}-${id}-${level.number}`} onClick={() => onUndo({ slug: level.slug, matchId: link.matchId!, what: `${t(kindLabel(levels, kind))} ${String(title)}` })}>
-                  {t('recon.chain.undo')}
-                </button>
-              )}
-              {!link && (
-                <button type="button" className="link-button" data-testid={`chain-why-${kind}-${id}-${level.number}`} onClick={() => askWhy(kind, id, level, side)}>
-                  {t('recon.why.ask')}
-                </button>
-              )}
-            </li>
-          ))}
+                {!link && (
+                  <button type="button" className="link-button" data-testid={`chain-why-${kind}-${id}-${level.number}`} onClick={() => askWhy(kind, id, level, side)}>
+                    {t('recon.why.ask')}
+                  </button>
+                )}
+              </li>
+            );
+          })}
         </ul>
         {why && why.key.startsWith(`${kind}-${id}-`) && <WhyView why={why} money={money} date={date} onMatched={onMatched} />}
       </li>
@@ -255,7 +325,7 @@ function WhyView({ why, money, date, onMatched }: { why: WhyState; money: (v: un
     const [leftId, rightId] = why.side === 'left' ? [why.id, candidate] : [candidate, why.id];
     setBusy(candidate);
     try {
-      await reconApi.match(why.level.slug, { leftId, rightId });
+      await reconApi.match(why.level.slug, { leftIds: [leftId], rightIds: [rightId] });
       toast.success(t('recon.toasts.reconciled'));
       onMatched();
     } catch (err) {

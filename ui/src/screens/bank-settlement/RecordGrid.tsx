@@ -1,8 +1,9 @@
 /**
  * A grid of records inside a dialog (manual reconcile, details): the columns of spec 03
  * sections 3.3 and 3.4, 20px rows, amounts with 2 decimals right-aligned, dates in the user's
- * format. Single-select when `onSelect` is given (a click picks one row; no select-all), rows
- * coloured by their match status, and an optional column of row buttons.
+ * format. Multi-select when `onToggle` is given (a checkbox per row; a click anywhere on a row
+ * ticks or unticks it; no select-all), rows coloured by their match status, and an optional
+ * column of row buttons.
  */
 import { useMemo, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -38,8 +39,8 @@ export function RecordGrid({
   columns,
   height,
   testId,
-  selectedId,
-  onSelect,
+  selectedIds,
+  onToggle,
   withStatus,
   actions,
   actionsWidth = 60,
@@ -48,9 +49,9 @@ export function RecordGrid({
   columns: RecordColumn[];
   height: number;
   testId: string;
-  /** The chosen row's key (its id). */
-  selectedId?: unknown;
-  onSelect?(row: Row): void;
+  /** The ticked rows' keys (their ids). */
+  selectedIds?: ReadonlySet<string>;
+  onToggle?(row: Row): void;
   /** Colour rows and show a status column from MatchStatus (details). */
   withStatus?: boolean;
   actions?(row: Row): ReactNode;
@@ -61,14 +62,24 @@ export function RecordGrid({
 
   const gridColumns = useMemo((): Column<Row>[] => {
     const out: Column<Row>[] = [];
-    if (onSelect) {
+    if (onToggle) {
       out.push({
         key: '__pick',
         name: '',
         width: 28,
         frozen: true,
+        // The cell's click toggles the row (onCellClick), the checkbox's own click included: the
+        // box only shows the state, so a click is never counted twice.
         renderCell: ({ row }) => (
-          <i className={`pi ${keyOf(row) === String(selectedId) ? 'pi-check-circle record-grid__picked' : 'pi-circle'}`} aria-hidden="true" />
+          <input
+            type="checkbox"
+            className="record-grid__tick"
+            checked={selectedIds?.has(keyOf(row)) ?? false}
+            readOnly
+            tabIndex={-1}
+            aria-label={t('recon.manual.tick', { id: keyOf(row) })}
+            data-testid={`${testId}-tick-${keyOf(row)}`}
+          />
         ),
       });
     }
@@ -107,7 +118,7 @@ export function RecordGrid({
       });
     }
     return out;
-  }, [columns, ctx, t, onSelect, selectedId, withStatus, actions, actionsWidth]);
+  }, [columns, ctx, t, onToggle, selectedIds, testId, withStatus, actions, actionsWidth]);
 
   return (
     <div data-testid={testId} className="record-grid">
@@ -120,11 +131,11 @@ export function RecordGrid({
         rowHeight={ROW_HEIGHT}
         headerRowHeight={28}
         rowClass={(row) =>
-          [withStatus ? `grid-row--${matchSeverity(row.MatchStatus)}` : '', onSelect && keyOf(row) === String(selectedId) ? 'record-grid__row--picked' : '']
+          [withStatus ? `grid-row--${matchSeverity(row.MatchStatus)}` : '', selectedIds?.has(keyOf(row)) ? 'record-grid__row--picked' : '']
             .join(' ')
             .trim() || undefined
         }
-        onCellClick={onSelect ? ({ row }) => onSelect(row) : undefined}
+        onCellClick={onToggle ? ({ row }) => onToggle(row) : undefined}
         renderers={{ noRowsFallback: <div className="grid-empty"><span className="grid-empty__text">{t('grid.empty')}</span></div> }}
       />
     </div>

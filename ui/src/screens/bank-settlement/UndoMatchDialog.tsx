@@ -1,21 +1,32 @@
 /**
  * Undo a match (issue 12 item 6): a confirmation that asks for the required reason, then
- * DELETE /recon/{level}/match/{id}. A failure keeps the dialog open with the server's text.
+ * DELETE /recon/{level}/match/{id}. Undoing a group takes every record of it back to unmatched,
+ * so the question counts them by kind. A failure keeps the dialog open with the server's text.
  */
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
 import { Dialog } from 'primereact/dialog';
 import { Button } from 'primereact/button';
 import { InputTextarea } from 'primereact/inputtextarea';
 import { Message } from 'primereact/message';
 import { useToast } from '../../shell/toast';
-import { errorText, reconApi } from './recon';
+import { errorText, kindCountText, reconApi, type KindCount } from './recon';
 
 export interface UndoTarget {
   slug: string;
   matchId: number;
-  /** What is unmatched, for the question (e.g. "ticket 1234567890123"). */
+  /** What is unmatched, for the question (e.g. "ticket 1234567890123", or a group's first members). */
   what: string;
+  /** The records of a group per side, when the match is one (more than one record on a side). */
+  group?: { left: KindCount; right: KindCount };
+}
+
+/** "Undo the match of ticket 1254400000001?", or of "2 tickets and 1 transaction (ticket ..., ...)?". */
+export function undoQuestion(target: UndoTarget, t: TFunction): string {
+  const { group } = target;
+  if (!group || (group.left.count <= 1 && group.right.count <= 1)) return t('recon.undo.question', { what: target.what });
+  return t('recon.undo.groupQuestion', { left: kindCountText(t, group.left), right: kindCountText(t, group.right), what: target.what });
 }
 
 export function UndoMatchDialog({ target, onClose, onUndone }: { target: UndoTarget | null; onClose(): void; onUndone(): void }) {
@@ -68,7 +79,7 @@ export function UndoMatchDialog({ target, onClose, onUndone }: { target: UndoTar
       }
     >
       <p className="recon-undo__question">
-        <i className="pi pi-exclamation-triangle" aria-hidden="true" /> {target ? t('recon.undo.question', { what: target.what }) : ''}
+        <i className="pi pi-exclamation-triangle" aria-hidden="true" /> {target ? undoQuestion(target, t) : ''}
       </p>
       {/* The record is named by its reference; the match's id stays, small, for whoever quotes it. */}
       {target && (

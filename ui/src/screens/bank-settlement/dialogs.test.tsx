@@ -20,9 +20,16 @@ const bank = { id: 5, BankAccount: 'SE4550000000058398257466', ReconciliationAmo
 const payout = { id: 9, PayoutID: 'PO-NUVEI-20261101-SEK', SettlementAmount: '1000.00', SettlementCurrency: 'SEK', SettlementSummaryDate: '2026-11-01', SettlementCount: 3 };
 const ticket = { id: 1, ticket_number: '1254400000001', trans_date: '2026-11-01', local_fare_currency: 'USD', transaction_code: 'TKTT', SaleAmount: '250.00' };
 const transaction = { id: 2, ClientUniqueID: '1254400000001', ProcessingDate: '2026-11-01', currency: 'USD', TransactionAmount: '250.00' };
+const ticket2 = { id: 3, ticket_number: '1254400000003', trans_date: '2026-11-02', local_fare_currency: 'USD', transaction_code: 'EMDA', SaleAmount: '150.25' };
 
 function pick(testId: string, text: string) {
   fireEvent.click(within(screen.getByTestId(testId)).getByText(text).closest('.rdg-cell')!);
+}
+
+/** A line of the running sums under the grids: its name and its figure. */
+function sumLine(testId: string): [string, string] {
+  const line = screen.getByTestId(testId);
+  return [line.querySelector('dt')?.textContent ?? '', line.querySelector('dd')?.textContent ?? ''];
 }
 
 /** The column headers of a record grid, without the pick column. */
@@ -31,7 +38,7 @@ function headers(testId: string): string[] {
 }
 
 describe('ManualReconcileDialog', () => {
-  it('settlements vs bank: bank first, warns without both rows, sends {leftId, rightId}, offers Match anyway on a currency refusal', async () => {
+  it('settlements vs bank: bank first, warns without both rows, sends {leftIds, rightIds}, offers Match anyway on a currency refusal', async () => {
     const api = mockApi({
       'POST /api/recon/settlement-bank/candidates': ok({ item1: [bank], item2: [payout], item1Total: 1, item2Total: 1, limit: 500 }),
       'POST /api/recon/settlement-bank/match': [
@@ -60,7 +67,7 @@ describe('ManualReconcileDialog', () => {
     const refusal: string = 'The amounts differ by 12.00% in USD, beyond the currency tolerance of 1% of Nuvei; choose Match anyway to match regardless.';
     expect((await screen.findByTestId('manual-failure')).textContent).toContain(refusal);
     // item1 is the bank booking (the right side), item2 the payout (the left side).
-    expect(api.callsTo('POST', '/api/recon/settlement-bank/match')[0]!.body).toEqual({ leftId: 9, rightId: 5 });
+    expect(api.callsTo('POST', '/api/recon/settlement-bank/match')[0]!.body).toEqual({ leftIds: [9], rightIds: [5] });
     expect(onClose).not.toHaveBeenCalled();
     expect(screen.getByTestId('manual-force-reason')).toBeTruthy();
   });
@@ -96,14 +103,14 @@ describe('ManualReconcileDialog', () => {
     fireEvent.change(screen.getByTestId('manual-force-reason'), { target: { value: ' Bank booked two payouts as one ' } });
     fireEvent.click(screen.getByTestId('manual-force'));
     await waitFor(() => expect(calls()).toHaveLength(2));
-    expect(calls()[1]!.body).toEqual({ leftId: 9, rightId: 5, force: true, reason: 'Bank booked two payouts as one' });
+    expect(calls()[1]!.body).toEqual({ leftIds: [9], rightIds: [5], force: true, reason: 'Bank booked two payouts as one' });
     expect((await screen.findByTestId('manual-failure')).textContent).toBe(en.recon.errors.forceReasonRequired);
     expect(screen.getByTestId('manual-force')).toBeTruthy();
     expect(onClose).not.toHaveBeenCalled();
 
     fireEvent.click(screen.getByTestId('manual-force'));
     await waitFor(() => expect(onClose).toHaveBeenCalled());
-    expect(calls()[2]!.body).toEqual({ leftId: 9, rightId: 5, force: true, reason: 'Bank booked two payouts as one' });
+    expect(calls()[2]!.body).toEqual({ leftIds: [9], rightIds: [5], force: true, reason: 'Bank booked two payouts as one' });
     expect(onReconciled).toHaveBeenCalled();
     await screen.findByText(en.recon.toasts.reconciled);
   });
@@ -123,13 +130,13 @@ describe('ManualReconcileDialog', () => {
     pick('manual-grid-item2', '2');
     fireEvent.click(screen.getByTestId('manual-reconcile'));
     expect((await screen.findByTestId('manual-failure')).textContent).toContain('The ticket 1 is already matched (match 3, by bo); undo that match first.');
-    expect(api.callsTo('POST', '/api/recon/ticket-transaction/match')[0]!.body).toEqual({ leftId: 1, rightId: 2 });
+    expect(api.callsTo('POST', '/api/recon/ticket-transaction/match')[0]!.body).toEqual({ leftIds: [1], rightIds: [2] });
     expect(screen.queryByTestId('manual-force')).toBeNull();
     expect(onClose).not.toHaveBeenCalled();
 
     fireEvent.click(screen.getByTestId('manual-investigate'));
     await waitFor(() => expect(onClose).toHaveBeenCalled());
-    expect(api.callsTo('POST', '/api/recon/ticket-transaction/match')[1]!.body).toEqual({ leftId: 1, rightId: 2, investigate: true });
+    expect(api.callsTo('POST', '/api/recon/ticket-transaction/match')[1]!.body).toEqual({ leftIds: [1], rightIds: [2], investigate: true });
   });
 
   it('a level the UI has never heard of: its columns, its sides\' names in the warning, its ids mapped back to left and right', async () => {
@@ -150,7 +157,126 @@ describe('ManualReconcileDialog', () => {
     pick('manual-grid-item2', '250.00');
     fireEvent.click(screen.getByTestId('manual-reconcile'));
     await waitFor(() => expect(onClose).toHaveBeenCalled());
-    expect(api.callsTo('POST', '/api/recon/ticket-settlement/match')[0]!.body).toEqual({ leftId: 1, rightId: 70 });
+    expect(api.callsTo('POST', '/api/recon/ticket-settlement/match')[0]!.body).toEqual({ leftIds: [1], rightIds: [70] });
+  });
+
+  it('a group: two tickets and a transaction ticked show running sums, then the server\'s figures and verdict; Match sends the id lists', async () => {
+    const api = mockApi({
+      'POST /api/recon/ticket-transaction/candidates': ok({ item1: [ticket, ticket2], item2: [transaction], item1Total: 2, item2Total: 1, limit: 500 }),
+      'POST /api/recon/ticket-transaction/evaluate': ok({
+        leftSum: '400.25',
+        rightSum: '399.75',
+        leftCurrency: 'USD',
+        rightCurrency: 'USD',
+        variance: '0.50',
+        dateLagDays: 1,
+        inside: true,
+        status: 'partial',
+        tolerance: { amount: '1.00', days: 2, currencyPct: null },
+        refusal: null,
+      }),
+      'POST /api/recon/ticket-transaction/match': created({ id: 91, leftId: 1, rightId: 2, leftIds: [1, 3], rightIds: [2], status: 'partial' }),
+    });
+    const onClose = vi.fn();
+    wrap(<ManualReconcileDialog level={testLevel('ticket-transaction')} filters={filters} visible onClose={onClose} onReconciled={() => {}} />);
+    await screen.findByText('EMDA');
+    expect(screen.queryByTestId('manual-group')).toBeNull();
+
+    pick('manual-grid-item1', 'TKTT');
+    pick('manual-grid-item1', 'EMDA');
+    // Summed here, exactly, while only one side is ticked: nothing to ask the server yet.
+    expect(sumLine('manual-sum-item1')).toEqual(['2 tickets', '400.25 USD']);
+    expect(sumLine('manual-sum-item2')).toEqual(['0 transactions', '–']);
+    expect(screen.getByTestId('manual-chosen-item1').textContent).toBe('2 chosen');
+    expect((screen.getByTestId('manual-grid-item1-tick-3') as HTMLInputElement).checked).toBe(true);
+    // A second click unticks a row, a third ticks it again.
+    pick('manual-grid-item1', 'EMDA');
+    expect(sumLine('manual-sum-item1')).toEqual(['1 ticket', '250.00 USD']);
+    expect((screen.getByTestId('manual-grid-item1-tick-3') as HTMLInputElement).checked).toBe(false);
+    pick('manual-grid-item1', 'EMDA');
+    expect(screen.queryByTestId('manual-difference')).toBeNull();
+
+    pick('manual-grid-item2', '2');
+    // At once the local difference and a pending verdict; the server's answer follows.
+    expect(sumLine('manual-difference')).toEqual(['Difference (ticket − transaction)', '150.25 USD']);
+    expect(screen.getByTestId('manual-verdict').textContent).toBe(en.recon.manual.group.checking);
+    await screen.findByText('Inside the tolerance (amount ±1.00 USD, 2 days) · 1 day apart · would be matched within tolerance');
+    expect(sumLine('manual-sum-item1')).toEqual(['2 tickets', '400.25 USD']);
+    expect(sumLine('manual-sum-item2')).toEqual(['1 transaction', '399.75 USD']);
+    expect(sumLine('manual-difference')).toEqual(['Difference (ticket − transaction)', '0.50 USD']);
+    expect(api.callsTo('POST', '/api/recon/ticket-transaction/evaluate').at(-1)!.body).toEqual({ leftIds: [1, 3], rightIds: [2] });
+
+    fireEvent.click(screen.getByTestId('manual-reconcile'));
+    await waitFor(() => expect(onClose).toHaveBeenCalled());
+    expect(api.callsTo('POST', '/api/recon/ticket-transaction/match')[0]!.body).toEqual({ leftIds: [1, 3], rightIds: [2] });
+    await screen.findByText(en.recon.toasts.reconciled);
+  });
+
+  it('a group the server would refuse: its reason in words, and Match anyway asks for a reason and sends force', async () => {
+    const api = mockApi({
+      'POST /api/recon/ticket-transaction/candidates': ok({ item1: [ticket, ticket2], item2: [transaction], item1Total: 2, item2Total: 1, limit: 500 }),
+      'POST /api/recon/ticket-transaction/evaluate': ok({
+        leftSum: '400.25',
+        rightSum: '250.00',
+        leftCurrency: 'USD',
+        rightCurrency: 'USD',
+        variance: '150.25',
+        dateLagDays: 1,
+        inside: false,
+        status: 'partial',
+        tolerance: { amount: '1.00', days: 2, currencyPct: null },
+        refusal: {
+          error: "The group's sums differ by 150.25 and 1 days (1.00 and 2 days allowed for Nuvei); give a reason and force to match anyway.",
+          code: 'recon.groupOutsideTolerance',
+          params: { difference: '150.25', days: 1, tolerance: '1.00', toleranceDays: 2, provider: 'Nuvei' },
+        },
+      }),
+      'POST /api/recon/ticket-transaction/match': created({ id: 92, leftId: 1, rightId: 2, leftIds: [1, 3], rightIds: [2], status: 'matched', rule: 'forced' }),
+    });
+    const onClose = vi.fn();
+    wrap(<ManualReconcileDialog level={testLevel('ticket-transaction')} filters={filters} visible onClose={onClose} onReconciled={() => {}} />);
+    await screen.findByText('EMDA');
+    pick('manual-grid-item1', 'TKTT');
+    pick('manual-grid-item1', 'EMDA');
+    pick('manual-grid-item2', '2');
+    expect(screen.getByTestId('manual-reconcile')).toBeTruthy();
+
+    // The refusal turns Reconcile into Match anyway, with the reason field beside the verdict.
+    const force = await screen.findByTestId('manual-force');
+    expect(screen.queryByTestId('manual-reconcile')).toBeNull();
+    expect(screen.getByTestId('manual-verdict').textContent).toBe("The group's amounts differ by 150.25 USD (1.00 USD allowed for Nuvei); give a reason and force to match anyway.");
+    const calls = () => api.callsTo('POST', '/api/recon/ticket-transaction/match');
+    fireEvent.click(force);
+    expect((await screen.findByTestId('manual-force-reason-error')).textContent).toBe(en.recon.errors.forceReasonRequired);
+    expect(calls()).toHaveLength(0);
+
+    fireEvent.change(screen.getByTestId('manual-force-reason'), { target: { value: ' One card payment for two tickets ' } });
+    fireEvent.click(screen.getByTestId('manual-force'));
+    await waitFor(() => expect(onClose).toHaveBeenCalled());
+    expect(calls()[0]!.body).toEqual({ leftIds: [1, 3], rightIds: [2], force: true, reason: 'One card payment for two tickets' });
+  });
+
+  it('bank first: two bank bookings and a payout are sent as their sides; an older server\'s level is counted, not summed', async () => {
+    const bank2 = { ...bank, id: 6, BankAccount: 'SE4550000000058398257467', ReconciliationAmountLocal: '-12.00' };
+    const api = mockApi({
+      'POST /api/recon/settlement-bank/candidates': ok({ item1: [bank, bank2], item2: [payout], item1Total: 2, item2Total: 1, limit: 500 }),
+      'POST /api/recon/settlement-bank/match': created({ id: 93, status: 'matched' }),
+    });
+    const onClose = vi.fn();
+    wrap(<ManualReconcileDialog level={testLevel('settlement-bank')} filters={filters} visible onClose={onClose} onReconciled={() => {}} />);
+    await screen.findByText('SE4550000000058398257467');
+    pick('manual-grid-item1', 'SE4550000000058398257466');
+    pick('manual-grid-item1', 'SE4550000000058398257467');
+    pick('manual-grid-item2', 'PO-NUVEI-20261101-SEK');
+    expect(sumLine('manual-sum-item1')).toEqual(['2 bank bookings', '–']);
+    expect(sumLine('manual-sum-item2')).toEqual(['1 payout', '–']);
+    // No evaluate call on that server (404 without a code): no verdict, no failure.
+    expect(screen.getByTestId('manual-verdict').textContent).toBe(en.recon.manual.group.checking);
+    await waitFor(() => expect(screen.queryByTestId('manual-verdict')).toBeNull());
+    expect(api.callsTo('POST', '/api/recon/settlement-bank/evaluate')[0]!.body).toEqual({ leftIds: [9], rightIds: [5, 6] });
+    fireEvent.click(screen.getByTestId('manual-reconcile'));
+    await waitFor(() => expect(onClose).toHaveBeenCalled());
+    expect(api.callsTo('POST', '/api/recon/settlement-bank/match')[0]!.body).toEqual({ leftIds: [9], rightIds: [5, 6] });
   });
 
   it('a failed candidates load says so (the server text, else the spec fallback)', async () => {
@@ -178,6 +304,15 @@ describe('UndoMatchDialog', () => {
     expect(api.callsTo('DELETE', '/api/recon/ticket-transaction/match/7')[0]!.body).toEqual({ reason: 'wrong pair' });
     expect(onClose).toHaveBeenCalled();
     await screen.findByText(en.recon.toasts.undone);
+  });
+
+  it('undoing a group names how many records of each kind go back to unmatched', () => {
+    mockApi({});
+    const group = { left: { kind: 'ticket', label: 'recon.kinds.ticket', count: 2 }, right: { kind: 'transaction', label: 'recon.kinds.transaction', count: 1 } };
+    wrap(<UndoMatchDialog target={{ slug: 'ticket-transaction', matchId: 9, what: 'ticket 1254400000001, ticket 1254400000003, transaction 1254400000001', group }} onClose={() => {}} onUndone={() => {}} />);
+    expect(
+      screen.getByText('Undo the match of 2 tickets and 1 transaction (ticket 1254400000001, ticket 1254400000003, transaction 1254400000001)? Every record of the group becomes unmatched again.'),
+    ).toBeTruthy();
   });
 
   it('stays open with the server text when the match was undone meanwhile', async () => {

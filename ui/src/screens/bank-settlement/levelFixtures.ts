@@ -1,6 +1,8 @@
 /**
  * Test data: GET /recon/levels as the server answers it for the three levels of recon.yaml, and
  * a fourth level to show that a level added there needs no UI change. Only tests import this.
+ * The first level names its sides' amount and currency fields; the others answer as an older
+ * server did, without them.
  */
 import type { LevelDef, RecordColumn } from './recon';
 
@@ -41,8 +43,8 @@ export const TEST_LEVELS: LevelDef[] = [
     slug: 'ticket-transaction',
     number: 1,
     name: 'recon.tabs.ticketTransaction',
-    left: { kind: 'ticket', field: 'ticketId', label: 'recon.kinds.ticket', columns: ticketColumns },
-    right: { kind: 'transaction', field: 'transactionId', label: 'recon.kinds.transaction', columns: transactionColumns },
+    left: { kind: 'ticket', field: 'ticketId', label: 'recon.kinds.ticket', columns: ticketColumns, amountField: 'SaleAmount', currencyField: 'local_fare_currency' },
+    right: { kind: 'transaction', field: 'transactionId', label: 'recon.kinds.transaction', columns: transactionColumns, amountField: 'TransactionAmount', currencyField: 'currency' },
     reportView: 'VW_ReconTicketTransaction',
     lookupView: 'VW_ReconTicketLookup',
     dialog: 'left',

@@ -25,6 +25,12 @@ export interface LevelSide {
   /** Translation key of the kind's name. */
   label: string;
   columns: RecordColumn[];
+  /**
+   * The dialog column holding the amount matching compares (e.g. SaleAmount), and the one
+   * holding its currency: the dialog sums ticked records by them. Absent from an older server.
+   */
+  amountField?: string;
+  currencyField?: string;
 }
 
 /** A report row field that opens the chain: the record of kind `side` by its id or its reference. */
@@ -67,7 +73,14 @@ export interface LevelDef {
 
 /** A level as the server sent it, with the optional lists and flags filled in. */
 export function normaliseLevel(raw: LevelDef): LevelDef {
-  const side = (s: LevelSide): LevelSide => ({ ...s, label: s.label || `recon.kinds.${s.kind}`, columns: s.columns ?? [] });
+  const side = ({ amountField, currencyField, ...s }: LevelSide): LevelSide => ({
+    ...s,
+    label: s.label || `recon.kinds.${s.kind}`,
+    columns: s.columns ?? [],
+    // An empty name is an older server's "none": the dialog then sums nothing itself.
+    ...(amountField ? { amountField } : {}),
+    ...(currencyField ? { currencyField } : {}),
+  });
   return {
     ...raw,
     left: side(raw.left),
@@ -142,11 +155,48 @@ export interface Candidates {
 
 export interface Match {
   id: number;
+  /** The first record of each side; a group's every record is in leftIds / rightIds. */
   leftId: number;
   rightId: number;
+  /** All records of the group (an older server leaves them out). */
+  leftIds?: number[];
+  rightIds?: number[];
   status: string;
   rule: string;
   amountVariance: string | null;
+}
+
+/** The records of a match group, by side: one or more of each. */
+export interface GroupIds {
+  leftIds: number[];
+  rightIds: number[];
+}
+
+/** A message the server would answer with (its English text, code and parameters). */
+export interface CodedMessage {
+  error: string;
+  code: string;
+  params: MessageParams | null;
+}
+
+/** What the server makes of a group before it is matched (POST /recon/{slug}/evaluate). */
+export interface GroupEvaluation {
+  /** Exact decimal text, e.g. "120.50". */
+  leftSum: string;
+  rightSum: string;
+  /** Null when the side's ticked records are in several currencies. */
+  leftCurrency: string | null;
+  rightCurrency: string | null;
+  /** Left minus right in the left currency; null when it cannot be compared (no rate). */
+  variance: string | null;
+  dateLagDays: number;
+  /** Inside every tolerance of the level for this provider. */
+  inside: boolean;
+  /** The status the group would get. */
+  status: 'matched' | 'partial';
+  tolerance: { amount: string | null; days: number | null; currencyPct: string | null };
+  /** Why the server would refuse the group without force, or null. */
+  refusal: CodedMessage | null;
 }
 
 export interface ChainRef {
@@ -233,8 +283,10 @@ export const reconApi = {
   auto: (slug: string) => api.post<AutoRun>(`/recon/${enc(slug)}/auto`),
   run: (id: number) => api.getQuiet<AutoRun>(`/recon/runs/${id}`),
   candidates: (slug: string, filters: Record<string, unknown>) => api.post<Candidates>(`/recon/${enc(slug)}/candidates`, filters),
-  /** A manual match {leftId, rightId, investigate?, force?, reason?}. */
+  /** A manual match of a group {leftIds, rightIds, investigate?, force?, reason?}. */
   match: (slug: string, body: MatchRequest) => api.post<Match>(`/recon/${enc(slug)}/match`, body),
+  /** Sums and tolerance of a group as it is ticked: quiet, the dialog shows its own state. */
+  evaluate: (slug: string, ids: GroupIds) => api.postQuiet<GroupEvaluation>(`/recon/${enc(slug)}/evaluate`, ids),
   undo: (slug: string, matchId: number, reason: string) => apiRequest<Match>('DELETE', `/recon/${enc(slug)}/match/${matchId}`, { reason }),
   details: (slug: string, body: Record<string, unknown>) => api.post<{ item1: Row[]; item2: Row[] }>(`/recon/${enc(slug)}/details`, body),
   chain: (start: ChainStart) =>
@@ -244,17 +296,32 @@ export const reconApi = {
   why: (slug: string, side: Side, id: number) => api.get<Why>(`/recon/${enc(slug)}/why/${side}/${enc(String(id))}`),
 };
 
-export interface MatchRequest {
-  leftId: unknown;
-  rightId: unknown;
+export interface MatchRequest extends GroupIds {
   investigate?: boolean;
   force?: boolean;
   reason?: string;
 }
 
-/** The ids of a manual match from the dialog's two chosen rows (item1 is the level's `dialog` side). */
-export function matchBody(level: LevelDef, item1: Row, item2: Row): MatchRequest {
-  return level.dialog === 'right' ? { leftId: item2.id, rightId: item1.id } : { leftId: item1.id, rightId: item2.id };
+/** The ids of a manual match from the dialog's ticked rows, in the order ticked (item1 is the level's `dialog` side). */
+export function matchBody(level: LevelDef, item1: readonly Row[], item2: readonly Row[]): GroupIds {
+  const ids = (rows: readonly Row[]) => rows.map((row) => Number(row.id));
+  return level.dialog === 'right' ? { leftIds: ids(item2), rightIds: ids(item1) } : { leftIds: ids(item1), rightIds: ids(item2) };
+}
+
+/** A number of records of one kind, e.g. the members of one side of a group. */
+export interface KindCount {
+  kind: RecordKind;
+  /** Translation key of the kind's name, as the level declares it. */
+  label: string;
+  count: number;
+}
+
+/**
+ * "2 tickets" in the reader's language (recon.kindCount.<kind>, plural by count); a kind
+ * without its own counted name reads as "2 × <its name>".
+ */
+export function kindCountText(t: TFunction, { kind, label, count }: KindCount): string {
+  return t(`recon.kindCount.${kind}`, { count, defaultValue: `${count} × ${t(label)}` });
 }
 
 /** The filters as the candidate and report calls take them. */
