@@ -67,17 +67,17 @@ func checkIDs(ids []int64, field string) error {
 // whether the level's tolerances hold, and why a match of them would be
 // refused without force (nil: it would not).
 type GroupEvaluation struct {
-	LeftSum       string        `json:"leftSum"`
-	RightSum      string        `json:"rightSum"`
-	LeftCurrency  *string       `json:"leftCurrency"`  // nil: several
-	RightCurrency *string       `json:"rightCurrency"` // nil: several
-	Variance      *string       `json:"variance"`      // left minus right in the left currency; nil without a rate
-	DateLagDays   int           `json:"dateLagDays"`
-	Inside        bool          `json:"inside"`
-	Status        string        `json:"status"`
-	Rule          string        `json:"rule"`
-	Tolerance     Tolerances    `json:"tolerance"`
-	Refusal       *Refusal      `json:"refusal"`
+	LeftSum       string     `json:"leftSum"`
+	RightSum      string     `json:"rightSum"`
+	LeftCurrency  *string    `json:"leftCurrency"`  // nil: several
+	RightCurrency *string    `json:"rightCurrency"` // nil: several
+	Variance      *string    `json:"variance"`      // left minus right in the left currency; nil without a rate
+	DateLagDays   int        `json:"dateLagDays"`
+	Inside        bool       `json:"inside"`
+	Status        string     `json:"status"`
+	Rule          string     `json:"rule"`
+	Tolerance     Tolerances `json:"tolerance"`
+	Refusal       *Refusal   `json:"refusal"`
 	refusal       *engine.Error
 	diffPct       *string
 	currencyOK    bool
