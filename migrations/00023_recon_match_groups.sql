@@ -244,7 +244,10 @@ create function recon_day_member_apply() returns trigger language plpgsql as $f$
 declare
     level1 boolean := exists (select 1 from new_rows where level = 1);
     level2 boolean := exists (select 1 from new_rows where level = 2);
-    heads text := '(select h.* from recon_match h where h.id in (select match_id from new_rows))';
+    -- (their groups read by id: a run's split members are tens of thousands,
+    -- which a semi-join with the transition table, guessed small, probed
+    -- the whole matches table for)
+    heads text := '(select h.* from recon_match h where h.id = any (array(select distinct match_id from new_rows)))';
 begin
     perform recon_day_lock(level1, level2);
     if level1 then
@@ -347,7 +350,10 @@ create trigger recon_day_member_insert after insert on recon_match_member
 -- +goose StatementBegin
 -- recon_follow as in 00018, for groups too: a record gone ends its group;
 -- a group whose records changed is evaluated again over its sums
--- (recon_group_eval), a one-to-one match over its pair as before.
+-- (recon_group_eval), a one-to-one match over its pair as before. The ids
+-- are records whose compared values changed (recon_follow_apply), so the
+-- evaluation's verdict stands even where the variance and lag come out as
+-- they were (an unknown variance, a date that is not the latest).
 create or replace function recon_follow(source text, ids bigint[]) returns void language plpgsql as $f$
 declare
     l recon_level;
@@ -378,10 +384,10 @@ begin
             end if;
             -- one-to-one matches
             execute format($q$
-                update recon_match m set amount_variance = x.variance, date_lag_days = x.lag,
-                       status = case when m.status = 'investigation' then 'investigation' when x.inside then x.status else 'changed' end
+                update recon_match m set amount_variance = x.variance, date_lag_days = x.lag, status = x.status
                 from (
-                    select m.id, e.variance, e.lag, e.inside, e.status
+                    select m.id, e.variance, e.lag,
+                           case when m.status = 'investigation' then 'investigation' when e.inside then e.status else 'changed' end as status
                     from recon_match m
                     join %2$I l on l.id = m.left_id
                     join %3$I r on r.id = m.right_id
@@ -391,24 +397,24 @@ begin
                     where m.level = $1 and m.%1$I in (select unnest($2)) and m.undone_on is null
                       and ($4 is false or not exists (select 1 from recon_match_member mm where mm.match_id = m.id))) x
                 where m.id = x.id
-                  and (m.amount_variance, m.date_lag_days) is distinct from (x.variance, x.lag) $q$,
+                  and (m.amount_variance, m.date_lag_days, m.status) is distinct from (x.variance, x.lag, x.status) $q$,
                 side || '_id', l.left_source, l.right_source, case when l.tolerance_side = 'left' then 'l' else 'r' end)
                 using l.number, ids, l.tolerance_type, groups;
             -- groups: evaluated over their sums
             if groups then
                 execute format($q$
-                    update recon_match m set amount_variance = x.variance, date_lag_days = x.lag,
-                           status = case when m.status = 'investigation' then 'investigation' when x.inside then x.status else 'changed' end
+                    update recon_match m set amount_variance = x.variance, date_lag_days = x.lag, status = x.status
                     from (
-                        select g.id, e.*
-                        from (select distinct m.id, m.level from recon_match m
+                        select g.id, e.variance, e.lag,
+                               case when g.status = 'investigation' then 'investigation' when e.inside then e.status else 'changed' end as status
+                        from (select distinct m.id, m.level, m.status from recon_match m
                               left join recon_match_member mm on mm.match_id = m.id and mm.side = $3 and mm.live
                               where m.level = $1 and m.undone_on is null
                                 and exists (select 1 from recon_match_member x where x.match_id = m.id)
                                 and (m.%1$I in (select unnest($2)) or mm.record_id in (select unnest($2)))) g
                         cross join lateral recon_group_eval(g.level, recon_match_ids(g.id, 'left'), recon_match_ids(g.id, 'right')) e) x
                     where m.id = x.id
-                      and (m.amount_variance, m.date_lag_days) is distinct from (x.variance, x.lag) $q$,
+                      and (m.amount_variance, m.date_lag_days, m.status) is distinct from (x.variance, x.lag, x.status) $q$,
                     side || '_id') using l.number, ids, side;
             end if;
         end loop;
@@ -602,7 +608,7 @@ AS $function$
         select d.processing_date, d.currency, d.provider_actor, sum(d.amount) as amount, sum(d.transactions)::bigint as n,
                sum(d.matched)::bigint as matched, case when sum(d.gross_n) > 0 then sum(d.gross) end as gross,
                string_agg(distinct d.settlement_currency, ', ') as settlement_currency,
-               case when sum(d.fees_n) > 0 then sum(d.fees) end as fees, case when sum(d.matched) > 0 then sum(d.net) end as net,
+               case when sum(d.fees_n) > 0 then sum(d.fees) end as fees, case when sum(d.gross_n) > 0 then sum(d.net) end as net,
                case when sum(d.matched) > 0 then sum(d.settled) end as settled,
                case when sum(d.fx_n) > 0 then sum(d.fx_amount) end as fx_amount,
                case when sum(d.fx_cost_n) > 0 then sum(d.fx_cost) end as fx_cost,
@@ -742,7 +748,68 @@ end
 $function$;
 -- +goose StatementEnd
 
+
+-- +goose StatementBegin
+-- The trigger of a table whose rows a source reads: tg_argv[0] the source,
+-- and for an update the columns its compared values come from: only the
+-- records whose values of those columns changed are followed (an edit of a
+-- booking's text, or a reprocess that changes nothing a match compares,
+-- leaves its matches as they are).
+create or replace function recon_follow_apply() returns trigger language plpgsql as $f$
+declare
+    ids bigint[];
+    cols text[] := tg_argv[1:];
+begin
+    if tg_op = 'UPDATE' and cardinality(cols) > 0 then
+        execute format('select array_agg(n.id) from new_rows n join old_rows o on o.id = n.id where (%s) is distinct from (%s)',
+                       (select string_agg('o.' || quote_ident(c), ', ') from unnest(cols) c),
+                       (select string_agg('n.' || quote_ident(c), ', ') from unnest(cols) c)) into ids;
+    elsif tg_op = 'UPDATE' then
+        select array_agg(id) into ids from new_rows;
+    else
+        select array_agg(id) into ids from old_rows;
+    end if;
+    perform recon_follow(tg_argv[0], ids);
+    return null;
+end
+$f$;
+-- +goose StatementEnd
+
+drop trigger recon_follow_update on ticket;
+create trigger recon_follow_update after update on ticket referencing old table as old_rows new table as new_rows
+    for each statement execute function recon_follow_apply('recon_side_ticket', 'sale_amount', 'currency', 'trans_date');
+drop trigger recon_follow_update on card_transaction;
+create trigger recon_follow_update after update on card_transaction referencing old table as old_rows new table as new_rows
+    for each statement execute function recon_follow_apply('recon_side_transaction', 'transaction_amount', 'currency', 'processing_date',
+                                                            'provider_actor', 'is_manual_adjust');
+drop trigger recon_follow_update on settlement;
+create trigger recon_follow_update after update on settlement referencing old table as old_rows new table as new_rows
+    for each statement execute function recon_follow_apply('recon_side_settlement', 'gross_amount', 'settlement_net', 'fees',
+                                                            'settlement_currency', 'settlement_date', 'provider_actor');
+drop trigger recon_follow_update on payout;
+create trigger recon_follow_update after update on payout referencing old table as old_rows new table as new_rows
+    for each statement execute function recon_follow_apply('recon_side_payout', 'total_net', 'currency', 'latest_date', 'provider_actor');
+drop trigger recon_follow_update on bank_booking;
+create trigger recon_follow_update after update on bank_booking referencing old table as old_rows new table as new_rows
+    for each statement execute function recon_follow_apply('recon_side_bank', 'reco_amount_in_local_currency', 'amount_local',
+                                                            'bank_charges_in_local', 'currency', 'booked_date', 'manual_provider',
+                                                            'provider', 'status');
 -- +goose Down
+drop trigger recon_follow_update on ticket;
+create trigger recon_follow_update after update on ticket
+    referencing new table as new_rows for each statement execute function recon_follow_apply('recon_side_ticket');
+drop trigger recon_follow_update on card_transaction;
+create trigger recon_follow_update after update on card_transaction
+    referencing new table as new_rows for each statement execute function recon_follow_apply('recon_side_transaction');
+drop trigger recon_follow_update on settlement;
+create trigger recon_follow_update after update on settlement
+    referencing new table as new_rows for each statement execute function recon_follow_apply('recon_side_settlement');
+drop trigger recon_follow_update on payout;
+create trigger recon_follow_update after update on payout
+    referencing new table as new_rows for each statement execute function recon_follow_apply('recon_side_payout');
+drop trigger recon_follow_update on bank_booking;
+create trigger recon_follow_update after update on bank_booking
+    referencing new table as new_rows for each statement execute function recon_follow_apply('recon_side_bank');
 drop trigger recon_day_member_insert on recon_match_member;
 drop trigger recon_match_member_follow on recon_match;
 drop trigger recon_match_claim_check on recon_match;
@@ -1222,4 +1289,19 @@ begin
     return null;
 end
 $function$;
+-- +goose StatementEnd
+-- +goose StatementBegin
+create or replace function recon_follow_apply() returns trigger language plpgsql as $f$
+declare
+    ids bigint[];
+begin
+    if tg_op = 'UPDATE' then
+        select array_agg(id) into ids from new_rows;
+    else
+        select array_agg(id) into ids from old_rows;
+    end if;
+    perform recon_follow(tg_argv[0], ids);
+    return null;
+end
+$f$;
 -- +goose StatementEnd

@@ -37,14 +37,17 @@ type ReconcileOptions struct {
 
 // seedRecon generates rows tickets with the demo generator's mix (3 % with
 // no transaction, 3 % refunds, 5 % a few cents off, 2 % several units off,
-// 10 % a day or two late, 2 % five days late), their transactions, the
-// settlements of 98 % of those paid out per provider, currency and day, and
-// a bank booking for 97 % of the payouts - in date order, like files
-// arriving day by day. Kept between runs.
+// 10 % a day or two late, 2 % five days late), their transactions (5 % of
+// the tickets paid in two), the settlements of 98 % of those (5 % in two
+// parts) paid out per provider, currency and day, and a bank booking for
+// 97 % of the payouts (about 5 % paying two) - in date order, like files
+// arriving day by day: a tenth of the records arrive as splits. Kept
+// between runs (regenerated when the generator's version changes).
 func seedRecon(ctx context.Context, pool *pgxpool.Pool, rows int, out io.Writer) error {
 	var have int
-	pool.QueryRow(ctx, `select count(*) from ticket`).Scan(&have)
-	if have == rows {
+	var version *string
+	pool.QueryRow(ctx, `select count(*), obj_description('ticket'::regclass) from ticket`).Scan(&have, &version)
+	if have == rows && version != nil && *version == "bench reconcile v2" {
 		return nil
 	}
 	fmt.Fprintf(out, "generating %d tickets with their transactions, settlements and bookings (once; kept for later runs) ...\n", rows)
@@ -66,28 +69,53 @@ func seedRecon(ctx context.Context, pool *pgxpool.Pool, rows int, out io.Writer)
 			       case when h % 100 < 3 then 'RFND' else 'TKTT' end,
 			       case when h % 100 < 3 then -1 else 1 end * (50 + (h / 100) % 245000 / 100.0), 'b' || i, 1
 			from gen order by i`,
+		// 5 % of the tickets are paid by two card payments (60 % and the rest)
 		`insert into card_transaction (client_unique_id, processing_date, provider_actor, acquiring_bank, payment_method, currency,
 				transaction_amount, transaction_type, natural_key, import_file_id)
-			select lpad((1250000000000 + i)::text, 13, '0'),
-			       day + case when (h / 1000) % 100 < 10 then 1 + (h / 7) % 2 when (h / 1000) % 100 < 12 then 5 else 0 end,
-			       provider, provider || ' Acquiring', case when h % 2 = 0 then 'Visa' else 'Mastercard' end, currency,
-			       case when h % 100 < 3 then -1 else 1 end * (50 + (h / 100) % 245000 / 100.0)
-			         + case when (h / 100000) % 100 < 5 then (1 + (h / 11) % 50) / 100.0 when (h / 100000) % 100 < 7 then 5 + (h / 13) % 15 else 0 end,
-			       'Sale', 'b' || i, 1
-			from gen where (h / 10) % 100 >= 3 order by i`,
+			select lpad((1250000000000 + g.i)::text, 13, '0'), g.day + g.lag, g.provider, g.provider || ' Acquiring',
+			       case when g.h % 2 = 0 then 'Visa' else 'Mastercard' end, g.currency,
+			       case p.n when 0 then g.amount when 1 then round(g.amount * 0.6, 2) else g.amount - round(g.amount * 0.6, 2) end,
+			       'Sale', 'b' || g.i || case when p.n > 0 then '-' || p.n else '' end, 1
+			from (select gen.*, case when (h / 1000) % 100 < 10 then 1 + (h / 7) % 2 when (h / 1000) % 100 < 12 then 5 else 0 end as lag,
+			             case when h % 100 < 3 then -1 else 1 end * (50 + (h / 100) % 245000 / 100.0)
+			               + case when (h / 100000) % 100 < 5 then (1 + (h / 11) % 50) / 100.0 when (h / 100000) % 100 < 7 then 5 + (h / 13) % 15 else 0 end
+			               as amount,
+			             (h / 17) % 100 < 5 as split
+			      from gen where (h / 10) % 100 >= 3) g
+			cross join lateral (select 0 where not g.split union all select 1 where g.split union all select 2 where g.split) p(n)
+			order by g.i, p.n`,
+		// 98 % of the transactions settled, 5 % of those in two parts (half each)
 		`insert into settlement (payout_id, client_unique_id, settlement_date, provider_actor, acquirer_bank, settlement_currency, gross_amount, fees,
 				settlement_net, natural_key, import_file_id)
 			select 'PO-' || x.provider_actor || '-' || to_char(x.processing_date + 2, 'YYYYMMDD') || '-' || x.currency, x.client_unique_id,
-			       x.processing_date + 2, x.provider_actor, x.acquiring_bank, x.currency, x.transaction_amount,
-			       round(abs(x.transaction_amount) * 0.025, 2), x.transaction_amount - round(abs(x.transaction_amount) * 0.025, 2), x.natural_key, 1
-			from card_transaction x where abs(hashint8(x.id * 17)) % 100 >= 2 order by x.processing_date, x.id`,
+			       x.processing_date + 2, x.provider_actor, x.acquiring_bank, x.currency, p.gross,
+			       round(abs(p.gross) * 0.025, 2), p.gross - round(abs(p.gross) * 0.025, 2), x.natural_key || '-s' || p.n, 1
+			from card_transaction x
+			cross join lateral (select abs(hashint8(x.id * 29)) % 100 < 5 as split) k
+			cross join lateral (select 0, x.transaction_amount where not k.split
+			                    union all select 1, round(x.transaction_amount * 0.5, 2) where k.split
+			                    union all select 2, x.transaction_amount - round(x.transaction_amount * 0.5, 2) where k.split) p(n, gross)
+			where abs(hashint8(x.id * 17)) % 100 >= 2 order by x.processing_date, x.id, p.n`,
+		// a booking for 97 % of the payouts; about 5 % of the bookings pay two
+		// payouts of a provider and currency (an even day's and the next's)
 		`insert into bank_booking (bank_account, booked_date, amount_local, currency, text, provider, reco_amount_in_local_currency, status, in_or_out)
-			select 'ACC-' || p.currency, p.day + 1, p.total, p.currency, 'PAYOUT ' || p.payout_id, p.provider, p.total, 'Processed',
+			select 'ACC-' || p.currency, p.last_day + 1, p.total, p.currency, 'PAYOUT ' || p.payout_id, p.provider, p.total, 'Processed',
 			       case when p.total >= 0 then 'IN' else 'OUT' end
-			from (select payout_id, min(provider_actor) as provider, min(settlement_currency) as currency, max(settlement_date) as day,
-			             sum(settlement_net) as total
-			      from settlement group by payout_id) p
-			where abs(hashtext(p.payout_id)) % 100 >= 3 order by p.day, p.payout_id`,
+			from (select payout_id, provider, currency,
+			             case when merge then next_day else day end as last_day,
+			             total + case when merge then next_total else 0 end as total, merge, merged, none
+			      from (select p.*, coalesce(lag(merge) over w, false) as merged,
+			                   lead(total) over w as next_total, lead(day) over w as next_day
+			            from (select p.*, abs(hashtext(p.payout_id)) % 100 < 3 as none,
+			                         abs(hashtext(p.payout_id)) % 100 between 3 and 12 and extract(doy from day)::int % 2 = 0
+			                           and lead(day) over w = day + 1 as merge
+			                  from (select payout_id, min(provider_actor) as provider, min(settlement_currency) as currency,
+			                               max(settlement_date) as day, sum(settlement_net) as total
+			                        from settlement group by payout_id) p
+			                  window w as (partition by provider, currency order by day)) p
+			            window w as (partition by provider, currency order by day)) p) p
+			where not p.none and not p.merged order by p.last_day, p.payout_id`,
+		`comment on table ticket is 'bench reconcile v2'`,
 		`drop table gen`,
 		`vacuum analyze`,
 	}

@@ -528,10 +528,10 @@ func match(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string, 
 			break
 		}
 	}
-	if err := matchSplits(ctx, tx, l, runID, actor, maxLag, &c); err != nil {
+	if err := matchSplits(ctx, tx, l, runID, actor, maxLag, &c, took); err != nil {
 		return c, err
 	}
-	took.done("splits")
+	took.done("splitMembers")
 	return c, nil
 }
 

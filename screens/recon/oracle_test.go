@@ -12,11 +12,15 @@ package recon
 // yet (a payout belongs to the period of its latest settlement; an
 // adjustment counts once, toward the ticket it was made for; a live match
 // whose records change is re-evaluated, or ended by the system when a
-// record goes). A disagreement prints the seed, the data set and the first
-// differing rows; ORACLE_SEED=n replays one seed, ORACLE_SEEDS=n runs n.
+// record goes; match groups, made by hand: one or more records of a side
+// with one or more of the other, evaluated over their sums, counted by
+// every report, undone and ended whole; oracle_groups_test.go drives them).
+// A disagreement prints the seed, the data set and the first differing
+// rows; ORACLE_SEED=n replays one seed, ORACLE_SEEDS=n runs n.
 
 import (
 	"fmt"
+	"maps"
 	"math/big"
 	"math/rand/v2"
 	"os"
@@ -47,8 +51,9 @@ func TestMatchingRoundsEqualOneByOne(t *testing.T) {
 }
 
 // TestOracleReports compares the live matches and the three report grids
-// with the oracle after the runs, after each of a series of random changes
-// to the documents and the matches, and after running every level again.
+// with the oracle after the runs, after match groups made by hand at every
+// level, after each of a series of random changes to the documents and the
+// matches (groups among them), and after running every level again.
 func TestOracleReports(t *testing.T) {
 	o := newOracle(t)
 	for _, seed := range oracleSeeds(t, 30) {
@@ -58,9 +63,18 @@ func TestOracleReports(t *testing.T) {
 		for i := run.r.IntN(3); i > 0; i-- {
 			run.adjustment()
 		}
+		for level := 1; level <= 3; level++ {
+			run.manualGroup(level, "manual group")
+		}
+		for i := run.r.IntN(3); i > 0; i-- {
+			run.manualGroup(1+run.r.IntN(3), "manual group")
+		}
+		run.groupChanges(3 + run.r.IntN(4))
 		if seed%3 != 0 {
 			run.changes(3 + run.r.IntN(6))
 			run.runLevels("rerun after changes", true)
+		} else {
+			run.runLevels("rerun after group changes", true)
 		}
 	}
 	o.log.summary()
@@ -256,17 +270,78 @@ type oTolerance struct {
 	days             *int
 }
 
+// oMatch is a match of a level: one or more records of its left side with
+// one or more of its right side (DESIGN.md section 6, match groups). The
+// first record of each side is the product's left_id and right_id (the
+// first id of the request, for a group made by hand); a pair is a group of
+// one and one.
 type oMatch struct {
-	level        int
-	left, right  int64
-	status, rule string
-	variance     *big.Rat
-	lag          int
-	id           int64  // the product's id of the pair's live match, once seen
-	by           string // "auto", "hand", "undone row"
-	ended        string // "" live, else "user" or "system"
-	reevaluated  bool   // its records changed after it was made
+	level         int
+	lefts, rights []int64 // its records, the first first
+	status, rule  string
+	variance      *big.Rat
+	lag           int
+	id            int64  // the product's id of the pair's live match, once seen
+	by            string // "auto", "hand", "undone row"
+	ended         string // "" live, else "user" or "system"
+	reevaluated   bool   // its records changed after it was made
+	// views are its records as the level compares them (amount, currency,
+	// date) when it was made or last re-evaluated
+	views map[oRecord]string
 }
+
+func newMatch(level int, left, right int64) *oMatch {
+	return &oMatch{level: level, lefts: []int64{left}, rights: []int64{right}}
+}
+
+// add makes a match, remembering its records as they are.
+func (m *oModel) add(mt *oMatch) {
+	mt.views = m.views(mt)
+	m.matches = append(m.matches, mt)
+}
+
+// views are a match's records as its level compares them: amount,
+// currency and date ("" for one that is gone).
+func (m *oModel) views(mt *oMatch) map[oRecord]string {
+	out := map[oRecord]string{}
+	for i, ids := range [][]int64{mt.lefts, mt.rights} {
+		for _, id := range ids {
+			if s := m.side(mt.level, i == 0, id); s != nil {
+				out[oRecord{mt.level, i == 0, id}] = moneyText(s.amount) + " " + s.cur + " " + s.date.String()
+			}
+		}
+	}
+	return out
+}
+
+// left and right are the first record of each side.
+func (mt *oMatch) left() int64  { return mt.lefts[0] }
+func (mt *oMatch) right() int64 { return mt.rights[0] }
+
+// group tells whether it holds more than one record of a side.
+func (mt *oMatch) group() bool { return len(mt.lefts) > 1 || len(mt.rights) > 1 }
+
+// holds tells whether the record id of a side is one of its records.
+func (mt *oMatch) holds(isLeft bool, id int64) bool {
+	if isLeft {
+		return slices.Contains(mt.lefts, id)
+	}
+	return slices.Contains(mt.rights, id)
+}
+
+// share is what a left record of the match carries of its variance in the
+// reports: the first left record all of it, a further one none (decided
+// for match groups).
+func (mt *oMatch) share(leftID int64) *big.Rat {
+	if leftID == mt.left() {
+		return mt.variance
+	}
+	return new(big.Rat)
+}
+
+// exact: status matched and no variance; every record of a group is exact
+// only when its group is.
+func (mt *oMatch) exact() bool { return mt.status == "matched" && ratZero(mt.variance) }
 
 type oModel struct {
 	tickets     []*oTicket
@@ -278,7 +353,8 @@ type oModel struct {
 	matches     []*oMatch
 	payoutIDs   map[string]int64 // payout_key -> payout.id, as the product numbered them
 	steps       []string
-	covered     map[string]int // cases met, over every seed
+	covered     map[string]int  // cases met, over every seed
+	coveredOnce map[string]bool // cases met by the reports, counted once a seed
 }
 
 // cover counts a case the seeds met (printed at the end, so a change to the
@@ -286,6 +362,18 @@ type oModel struct {
 func (m *oModel) cover(what string, n int) {
 	if m.covered != nil && n > 0 {
 		m.covered[what] += n
+	}
+}
+
+// coverOnce counts a case the reports meet, once a seed for each of what
+// it is about (the reports are computed at every comparison).
+func (m *oModel) coverOnce(what, about string) {
+	if m.coveredOnce == nil {
+		m.coveredOnce = map[string]bool{}
+	}
+	if !m.coveredOnce[what+" "+about] {
+		m.coveredOnce[what+" "+about] = true
+		m.cover(what, 1)
 	}
 }
 
@@ -580,32 +668,123 @@ type oPair struct {
 	left, right int64
 }
 
-func (mt *oMatch) pair() oPair { return oPair{mt.level, mt.left, mt.right} }
+// pair is the match's first records: for a group, the pair an undo makes
+// one automatic runs do not make again.
+func (mt *oMatch) pair() oPair { return oPair{mt.level, mt.left(), mt.right()} }
 
+// live is the live match of each record of a level, by side: every record
+// of a group has its group (a record has at most one live match per level).
 func (m *oModel) live(level int) (left, right map[int64]*oMatch) {
 	left, right = map[int64]*oMatch{}, map[int64]*oMatch{}
 	for _, mt := range m.matches {
 		if mt.level == level && mt.ended == "" {
-			left[mt.left], right[mt.right] = mt, mt
+			for _, id := range mt.lefts {
+				left[id] = mt
+			}
+			for _, id := range mt.rights {
+				right[id] = mt
+			}
 		}
 	}
 	return left, right
 }
 
+// sumSide is records of one side of a level taken together, as a group is
+// evaluated (decided for match groups): the sum of their amounts, their
+// currency when they share one ("" when they do not), their latest date,
+// and the key and provider of the first of them (the first id of the
+// request), whose tolerance counts when it is the tolerance side. Nil when
+// one of them is gone.
+func (m *oModel) sumSide(level int, isLeft bool, ids []int64) *oSide {
+	var out *oSide
+	for _, id := range ids {
+		s := m.side(level, isLeft, id)
+		switch {
+		case s == nil:
+			return nil
+		case out == nil:
+			c := *s
+			out = &c
+		default:
+			out.label += "+" + s.label
+			out.amount = ratAdd(out.amount, s.amount)
+			out.date = max(out.date, s.date)
+			if s.cur != out.cur {
+				out.cur = ""
+			}
+		}
+	}
+	return out
+}
+
+// evaluateGroup is the evaluation of a match's records (DESIGN.md section
+// 6, match groups): the one pair evaluation over the sums of each side; a
+// pair's is its own. Nil sides when a record is gone.
+func (m *oModel) evaluateGroup(level int, lefts, rights []int64) (l, r *oSide, e oEval) {
+	l, r = m.sumSide(level, true, lefts), m.sumSide(level, false, rights)
+	if l == nil || r == nil {
+		return nil, nil, oEval{}
+	}
+	return l, r, m.evaluate(level, l, r)
+}
+
+// oneCurrency tells whether every record of a live match is in one currency.
+func (m *oModel) oneCurrency(mt *oMatch) bool {
+	l, r, _ := m.evaluateGroup(mt.level, mt.lefts, mt.rights)
+	return l != nil && l.cur != "" && l.cur == r.cur
+}
+
+// groupRefusal is why a group made by hand is refused without force, as
+// decided: a side whose records are in several currencies
+// (recon.groupMixedCurrencies); two currencies that cannot be compared
+// within the currency tolerance (the refusals of a pair: no USD rate, no
+// currency tolerance, outside it); otherwise sums outside the level's
+// tolerances of amount or date (recon.groupOutsideTolerance). "" when it is
+// inside every tolerance.
+func (m *oModel) groupRefusal(level int, l, r *oSide, e oEval) string {
+	provider := r.provider
+	if level == 3 {
+		provider = l.provider
+	}
+	switch {
+	case l.cur == "" || r.cur == "":
+		return "recon.groupMixedCurrencies"
+	case !e.same && e.variance == nil:
+		return "recon.noRate"
+	case !e.same && m.toleranceOf(level, provider).currency == nil:
+		return "recon.noCurrencyTolerance"
+	case !e.currencyOK:
+		return "recon.outsideCurrencyTolerance"
+	case !e.inside:
+		return "recon.groupOutsideTolerance"
+	}
+	return ""
+}
+
 // autoMatch is automatic reconciliation of a level (DESIGN.md section 6),
 // one pair at a time: the candidate pairs (one key, both records without a
-// live match at the level, not a pair whose match was undone, inside the
-// tolerances) in order of least difference, then least date lag, then
+// live match at the level, as the first or a further record of a group;
+// not a pair whose match was undone, for a group its first records; inside
+// the tolerances) in order of least difference, then least date lag, then
 // lowest id (of the left record for a right record, of the right record
 // for a left one: the order (difference, lag, left id, right id) is both),
 // each taken when neither of its records is taken yet.
 func (m *oModel) autoMatch(level int) {
 	left, right := m.sides(level)
 	liveL, liveR := m.live(level)
-	undone := map[oPair]bool{}
+	undone := map[oPair]*oMatch{}
+	endedGroup := map[oRecord]*oMatch{} // the records of ended groups
 	for _, mt := range m.matches {
 		if mt.ended != "" {
-			undone[mt.pair()] = true
+			undone[mt.pair()] = mt
+		}
+		if mt.ended != "" && mt.group() && mt.level == level {
+			for _, id := range mt.lefts {
+				endedGroup[oRecord{level, true, id}] = mt
+			}
+			for _, id := range mt.rights {
+				endedGroup[oRecord{level, false, id}] = mt
+			}
 		}
 	}
 	type cand struct {
@@ -614,7 +793,15 @@ func (m *oModel) autoMatch(level int) {
 	}
 	var cands []cand
 	perLeft, perRight := map[int64]int{}, map[int64]int{}
+	for _, r := range right {
+		if mt := liveR[r.id]; mt != nil && mt.group() {
+			m.cover("records of live groups a run left alone", 1)
+		}
+	}
 	for _, l := range left {
+		if mt := liveL[l.id]; mt != nil && mt.group() {
+			m.cover("records of live groups a run left alone", 1)
+		}
 		if l.key == "" || liveL[l.id] != nil {
 			continue
 		}
@@ -624,8 +811,9 @@ func (m *oModel) autoMatch(level int) {
 			}
 			e := m.evaluate(level, l, r)
 			switch {
-			case undone[oPair{level, l.id, r.id}]:
+			case undone[oPair{level, l.id, r.id}] != nil:
 				m.cover("undone pairs not made again", boolCount(e.inside))
+				m.cover("undone pairs not made again: the first records of a group", boolCount(e.inside && undone[oPair{level, l.id, r.id}].group()))
 			case e.inside:
 				cands = append(cands, cand{l, r, e})
 				perLeft[l.id]++
@@ -667,31 +855,48 @@ func (m *oModel) autoMatch(level int) {
 			}
 		}
 		m.cover("automatic matches across currencies", boolCount(c.e.rule == "fx"))
+		if g := endedGroup[oRecord{level, true, c.l.id}]; g != nil && g == endedGroup[oRecord{level, false, c.r.id}] {
+			m.cover("automatic matches of two records of an ended group (not its first pair)", 1)
+		}
 		m.cover("automatic matches, level "+strconv.Itoa(level), 1)
-		m.matches = append(m.matches, &oMatch{level: level, left: c.l.id, right: c.r.id, status: c.e.status, rule: c.e.rule,
-			variance: c.e.variance, lag: c.e.lag, by: "auto"})
+		mt := newMatch(level, c.l.id, c.r.id)
+		mt.status, mt.rule, mt.variance, mt.lag, mt.by = c.e.status, c.e.rule, c.e.variance, c.e.lag, "auto"
+		m.add(mt)
 	}
 }
 
-// touch re-evaluates the live matches of a record that changed (DESIGN.md
-// section 6: "a live match whose members change is re-evaluated", decided:
-// in the writing transaction): variance and lag from the current records;
-// an investigation stays one; otherwise inside the tolerances it is
-// matched (one currency, equal amounts) or partial, outside them it is
-// changed. A match whose record is gone (a payout without settlements) is
-// ended by the system.
+// touch re-evaluates the live matches of a record that was written
+// (DESIGN.md section 6: "a live match whose members change is
+// re-evaluated", decided: in the writing transaction, when a record's
+// amount, date or currency as its level compares them changed; a write
+// that leaves them, as a payout keeps them when it loses a settlement of
+// 0.00 dated before its latest, changes nothing): variance and lag from
+// the current records, of a group over its sums (whichever of its records
+// changed); an investigation stays one; otherwise inside the tolerances it
+// is matched (one currency, equal amounts) or partial, outside them it is
+// changed. A match one of whose records is gone (deleted, a payout without
+// settlements, a booking no longer processed) is ended by the system, a
+// group whole.
 func (m *oModel) touch(level int, isLeft bool, id int64) {
 	for _, mt := range m.matches {
-		if mt.ended != "" || mt.level != level || (isLeft && mt.left != id) || (!isLeft && mt.right != id) {
+		if mt.ended != "" || mt.level != level || !mt.holds(isLeft, id) {
 			continue
 		}
-		l, r := m.side(level, true, mt.left), m.side(level, false, mt.right)
-		if l == nil || r == nil {
+		l, _, e := m.evaluateGroup(level, mt.lefts, mt.rights)
+		if l == nil {
 			mt.ended = "system"
 			m.cover("matches ended by the system", 1)
+			if mt.group() {
+				m.cover("groups ended by the system", 1)
+			}
 			continue
 		}
-		e := m.evaluate(level, l, r)
+		views := m.views(mt)
+		if maps.Equal(views, mt.views) {
+			m.cover("matches of a record written but not changed (not re-evaluated)", 1)
+			continue
+		}
+		mt.views = views
 		mt.variance, mt.lag, mt.reevaluated = e.variance, e.lag, true
 		switch {
 		case mt.status == "investigation":
@@ -703,6 +908,9 @@ func (m *oModel) touch(level int, isLeft bool, id int64) {
 			mt.status = "changed"
 		}
 		m.cover("matches re-evaluated, now "+mt.status, 1)
+		if mt.group() {
+			m.cover("groups re-evaluated, now "+mt.status, 1)
+		}
 	}
 }
 
@@ -778,20 +986,21 @@ func sortedJoin(set map[string]bool) string {
 	return strings.Join(keys, ", ")
 }
 
-// inLeftCurrency is what the right record of a live match amounts to in the
-// left record's currency.
-func (m *oModel) inLeftCurrency(mt *oMatch) *big.Rat {
-	l, r := m.side(mt.level, true, mt.left), m.side(mt.level, false, mt.right)
-	if l.cur == r.cur {
-		return r.amount
-	}
-	return ratSub(l.amount, ratOr(mt.variance, new(big.Rat)))
+// matchedAmount is what a left record of a live match counts as matched in
+// the reports, in its own currency: its amount less its share of the
+// match's variance (for a pair of one currency the right amount; decided
+// for groups: the first left record carries the group's variance, a
+// further one none, so a further record counts its own amount); a variance
+// that is not known (no rate, several currencies) counts as none.
+func (m *oModel) matchedAmount(mt *oMatch, leftID int64) *big.Rat {
+	return ratSub(m.side(mt.level, true, leftID).amount, ratOr(mt.share(leftID), new(big.Rat)))
 }
 
 // ticketTransactionReport: level 1 rows, grouped by ticket date, currency,
 // payment type and country (DESIGN.md section 6 "Report rows"): ticket
-// count and sum (SRA); the transactions matched to them (a live match that
-// is not an investigation) and their sum in the ticket currency plus the
+// count and sum (SRA); the tickets matched (a live match that is not an
+// investigation; every ticket of a group) and what each counts as matched
+// (matchedAmount: the group's variance on its first ticket) plus the
 // manual adjustments made for the group's tickets (PPA), each adjustment
 // once, toward the ticket it was made for; count and amount variances;
 // status 1 unmatched (no ticket of the group matched), 3 matched (every
@@ -827,8 +1036,11 @@ func (m *oModel) ticketTransactionReport(from, to oDay) map[string][]*string {
 		g.sra = ratAdd(g.sra, t.amount)
 		if mt := liveL[t.id]; mt != nil && mt.status != "investigation" {
 			g.matched++
-			g.ppa = ratAdd(g.ppa, m.inLeftCurrency(mt))
+			g.ppa = ratAdd(g.ppa, m.matchedAmount(mt, t.id))
 			g.changed = g.changed || mt.status == "changed"
+			if t.id != mt.left() {
+				m.coverOnce("L1 report rows with a further ticket of a group", fmt.Sprint(key, mt.pair()))
+			}
 		}
 		if a := adjusted[t.id]; a != nil {
 			g.ppa = ratAdd(g.ppa, a)
@@ -861,15 +1073,22 @@ func (m *oModel) ticketTransactionReport(from, to oDay) map[string][]*string {
 // transactions' sum less what was settled; the transactions settled in
 // another currency and their variances (exchange amount and cost); status
 // Unmatched, Matched (all exact) or Partial.
+//
+// A group (decided): every transaction of it counts as matched, with what
+// matchedAmount says; every settlement of it adds its gross, fees and net
+// to the row of the group's first transaction (the row of a further
+// transaction alone has none of them: gross, fees and net null, as fees are
+// when none is known); every transaction of it is settled in the currency
+// of the group's first settlement; it is exact only when the group is.
 func (m *oModel) transactionSettlementReport(from, to oDay) map[string][]*string {
 	type group struct {
-		date                              oDay
-		cur, provider                     string
-		n, matched, feesN, fxN, fxCostN   int
-		amount, gross, fees, net, settled *big.Rat
-		fxAmount, fxCost                  *big.Rat
-		curs                              map[string]bool
-		allExact                          bool
+		date                                          oDay
+		cur, provider                                 string
+		n, matched, settlementsN, feesN, fxN, fxCostN int
+		amount, gross, fees, net, settled             *big.Rat
+		fxAmount, fxCost                              *big.Rat
+		curs                                          map[string]bool
+		allExact                                      bool
 	}
 	liveL, _ := m.live(2)
 	settlements := map[int64]*oSettlement{}
@@ -896,22 +1115,30 @@ func (m *oModel) transactionSettlementReport(from, to oDay) map[string][]*string
 			g.allExact = false
 			continue
 		}
-		s := settlements[mt.right]
 		g.matched++
-		g.gross = ratAdd(g.gross, settlementGross(s))
-		if s.fees != nil {
-			g.fees, g.feesN = ratAdd(g.fees, s.fees), g.feesN+1
+		if x.id == mt.left() {
+			for _, id := range mt.rights {
+				s := settlements[id]
+				g.settlementsN++
+				g.gross = ratAdd(g.gross, settlementGross(s))
+				if s.fees != nil {
+					g.fees, g.feesN = ratAdd(g.fees, s.fees), g.feesN+1
+				}
+				g.net = ratAdd(g.net, s.net)
+			}
+		} else {
+			m.coverOnce("L2 report rows with a further transaction of a group", fmt.Sprint(key, mt.pair()))
 		}
-		g.net = ratAdd(g.net, s.net)
-		g.curs[s.cur] = true
-		g.settled = ratAdd(g.settled, m.inLeftCurrency(mt))
-		if s.cur != x.cur {
+		first := settlements[mt.right()]
+		g.curs[first.cur] = true
+		g.settled = ratAdd(g.settled, m.matchedAmount(mt, x.id))
+		if first.cur != x.cur {
 			g.fxAmount, g.fxN = ratAdd(g.fxAmount, x.amount), g.fxN+1
-			if mt.variance != nil {
-				g.fxCost, g.fxCostN = ratAdd(g.fxCost, mt.variance), g.fxCostN+1
+			if share := mt.share(x.id); share != nil {
+				g.fxCost, g.fxCostN = ratAdd(g.fxCost, share), g.fxCostN+1
 			}
 		}
-		g.allExact = g.allExact && mt.status == "matched" && ratZero(mt.variance)
+		g.allExact = g.allExact && mt.exact()
 	}
 	out := map[string][]*string{}
 	for key, g := range groups {
@@ -925,7 +1152,12 @@ func (m *oModel) transactionSettlementReport(from, to oDay) map[string][]*string
 		if g.allExact {
 			variance, status = new(big.Rat), "Matched"
 		}
-		row = append(row, ratPtrText(g.gross), textOf(sortedJoin(g.curs)), nil, ratPtrText(g.net), ratPtrText(g.settled), ratPtrText(variance), nil, nil, textOf(status))
+		row = append(row, nil, textOf(sortedJoin(g.curs)), nil, nil, ratPtrText(g.settled), ratPtrText(variance), nil, nil, textOf(status))
+		if g.settlementsN > 0 {
+			row[5], row[8] = ratPtrText(g.gross), ratPtrText(g.net)
+		} else {
+			m.coverOnce("L2 report rows of further transactions of a group alone (no settlement)", key)
+		}
 		if g.feesN > 0 {
 			row[7] = ratPtrText(g.fees)
 		}
@@ -947,7 +1179,10 @@ func (m *oModel) transactionSettlementReport(from, to oDay) map[string][]*string
 // total, currencies and provider; the booking of its live match (booked
 // date, account, reco amount in local currency, charges, currency), the
 // match's variance; status 1 matched (status matched, no variance), 2
-// partial (any other live match), 3 unmatched.
+// partial (any other live match), 3 unmatched. A group (decided): each of
+// its payouts is a row of its own, with the group's first booking and the
+// group's status, the group's variance on its first payout's row and 0.00
+// on the others.
 func (m *oModel) settlementBankReport(from, to oDay) map[string][]*string {
 	liveL, _ := m.live(3)
 	bookings := map[int64]*oBooking{}
@@ -965,17 +1200,20 @@ func (m *oModel) settlementBankReport(from, to oDay) map[string][]*string {
 			out[p.key] = append(row, nil, nil, nil, nil, nil, nil, textOf("Unmatched"), countText(3), nil, nil)
 			continue
 		}
-		b := bookings[mt.right]
+		b := bookings[mt.right()]
 		status, n := "Partial", 2
-		if mt.status == "matched" && ratZero(mt.variance) {
+		if mt.exact() {
 			status, n = "Matched", 1
+		}
+		if m.payoutIDs[p.key] != mt.left() {
+			m.coverOnce("L3 report rows of a further payout of a group", p.key)
 		}
 		matchID := textOf("unknown (the product has no live match of this pair)")
 		if mt.id != 0 {
 			matchID = countText(int(mt.id))
 		}
 		out[p.key] = append(row, textOf(b.date.String()), textOf(b.account), ratPtrText(bookingReco(b)), ratPtrText(b.charges),
-			textOf(b.cur), ratPtrText(mt.variance), textOf(status), countText(n), countText(int(b.id)), matchID)
+			textOf(b.cur), ratPtrText(mt.share(m.payoutIDs[p.key])), textOf(status), countText(n), countText(int(b.id)), matchID)
 	}
 	return out
 }
@@ -1040,7 +1278,11 @@ func (g *oGen) delta() *big.Rat {
 // convert is an amount at the rates of two days, unchanged when a rate is
 // missing.
 func (g *oGen) convert(a *big.Rat, from string, fromDay oDay, to string, toDay oDay) *big.Rat {
-	lr, rr := g.m.usdRate(from, fromDay), g.m.usdRate(to, toDay)
+	return g.m.convert(a, from, fromDay, to, toDay)
+}
+
+func (m *oModel) convert(a *big.Rat, from string, fromDay oDay, to string, toDay oDay) *big.Rat {
+	lr, rr := m.usdRate(from, fromDay), m.usdRate(to, toDay)
 	if from == to || lr == nil || rr == nil {
 		return a
 	}
@@ -1314,20 +1556,21 @@ type oracleRun struct {
 
 // oracleTables are the documents, the matches and the reference data,
 // emptied between seeds in this order (matches first, so their delete
-// trigger moves few sums), each identity starting again at 1 so a seed
+// trigger moves few sums; a group's further records before its match,
+// which they reference), each identity starting again at 1 so a seed
 // replayed alone has the ids it had. DELETE, not TRUNCATE: truncating
 // these twelve tables took 0.6 s a seed here (new files for every table and
 // index), deleting a seed's few hundred rows 60 ms; the statement triggers
 // keep the day sums (recon_ticket_day, recon_transaction_day,
 // recon_payout_day) either way, and start checks they are empty.
-var oracleTables = []string{"recon_match", "task_transaction", "task_ticket", "card_transaction", "task", "ticket", "settlement",
+var oracleTables = []string{"recon_match_member", "recon_match", "task_transaction", "task_ticket", "card_transaction", "task", "ticket", "settlement",
 	"bank_booking", "recon_run", "payout", "config_setting", "currency_exchange_rate"}
 
 func (o *oracle) start(seed uint64, maxSide int) *oracleRun {
 	o.log.seeds++
 	for _, table := range oracleTables {
 		o.f.exec(`delete from ` + table)
-		if !strings.HasPrefix(table, "task_") {
+		if !strings.HasPrefix(table, "task_") && table != "recon_match_member" { // (no identity)
 			o.f.exec(`select setval(pg_get_serial_sequence($1, 'id'), 1, false)`, table)
 		}
 	}
@@ -1489,20 +1732,35 @@ func (o *oracleRun) readPayouts() {
 	}
 }
 
+// oProductMatch is a recon_match row with its group's further records
+// (recon_match_member, in id order).
 type oProductMatch struct {
-	id          int64
-	level       int
-	left, right int64
-	status      string
-	rule        string
-	variance    *string
-	lag         *int
-	undoneBy    *string
+	id                  int64
+	level               int
+	left, right         int64
+	moreLeft, moreRight []int64
+	status              string
+	rule                string
+	variance            *string
+	lag                 *int
+	undoneBy            *string
+}
+
+func (p *oProductMatch) pair() oPair { return oPair{p.level, p.left, p.right} }
+
+// holds tells whether the record id of a side is one of the match's.
+func (p *oProductMatch) holds(isLeft bool, id int64) bool {
+	if isLeft {
+		return p.left == id || slices.Contains(p.moreLeft, id)
+	}
+	return p.right == id || slices.Contains(p.moreRight, id)
 }
 
 func (o *oracleRun) productMatches(live bool) []*oProductMatch {
-	rows, err := o.f.pool.Query(o.f.ctx, `select id, level, left_id, right_id, status, rule, amount_variance::text, date_lag_days, undone_by
-		from recon_match where (undone_on is null) = $1 order by level, left_id, right_id, id`, live)
+	rows, err := o.f.pool.Query(o.f.ctx, `select id, level, left_id, right_id, status, rule, amount_variance::text, date_lag_days, undone_by,
+			array(select mm.record_id from recon_match_member mm where mm.match_id = m.id and mm.side = 'left' order by mm.record_id),
+			array(select mm.record_id from recon_match_member mm where mm.match_id = m.id and mm.side = 'right' order by mm.record_id)
+		from recon_match m where (undone_on is null) = $1 order by level, left_id, right_id, id`, live)
 	if err != nil {
 		o.f.t.Fatal(err)
 	}
@@ -1510,7 +1768,8 @@ func (o *oracleRun) productMatches(live bool) []*oProductMatch {
 	var out []*oProductMatch
 	for rows.Next() {
 		var p oProductMatch
-		if err := rows.Scan(&p.id, &p.level, &p.left, &p.right, &p.status, &p.rule, &p.variance, &p.lag, &p.undoneBy); err != nil {
+		if err := rows.Scan(&p.id, &p.level, &p.left, &p.right, &p.status, &p.rule, &p.variance, &p.lag, &p.undoneBy,
+			&p.moreLeft, &p.moreRight); err != nil {
 			o.f.t.Fatal(err)
 		}
 		out = append(out, &p)
@@ -1519,12 +1778,18 @@ func (o *oracleRun) productMatches(live bool) []*oProductMatch {
 }
 
 // productLive is the ids of the records with a live match at a level in the
-// product, by side.
+// product, by side: every record of a live group.
 func (o *oracleRun) productLive(level int) (left, right map[int64]bool) {
 	left, right = map[int64]bool{}, map[int64]bool{}
 	for _, p := range o.productMatches(true) {
 		if p.level == level {
 			left[p.left], right[p.right] = true, true
+			for _, id := range p.moreLeft {
+				left[id] = true
+			}
+			for _, id := range p.moreRight {
+				right[id] = true
+			}
 		}
 	}
 	return left, right
@@ -1559,9 +1824,17 @@ func (o *oracleRun) pickPair(level int, keyed bool, accept func(l, r *oSide) boo
 // currencies are taken), and the oracle adds what it must be: matched by
 // hand (rule manual; forced when the currencies could not be compared
 // within the currency tolerance, DESIGN.md section 4) or an investigation,
-// with the variance and lag of the pair evaluation.
+// with the variance and lag of the pair evaluation. Now and then a pair of
+// one currency is asked as lists of one record each, without force: a
+// one-and-one match keeps a pair's rules (decided for match groups), so no
+// force is needed whatever its amount and date differences.
 func (o *oracleRun) byHand(level int, l, r *oSide, investigate bool) *oMatch {
 	req := MatchRequest{LeftID: l.id, RightID: r.id, Investigate: investigate, Force: true, Reason: "oracle"}
+	if level < 3 && l.cur != "" && l.cur == r.cur && o.r.IntN(4) == 0 {
+		req = MatchRequest{LeftIDs: []int64{l.id}, RightIDs: []int64{r.id}, Investigate: investigate}
+		o.m.cover("pairs asked as lists of one, without force", 1)
+		o.m.cover("pairs asked as lists of one, without force, outside the tolerances", boolCount(!o.m.evaluate(level, l, r).inside))
+	}
 	if level == 3 {
 		req.LeftID, req.LeftRef = 0, strings.Split(l.label, "#")[0]
 	}
@@ -1576,7 +1849,8 @@ func (o *oracleRun) byHand(level int, l, r *oSide, investigate bool) *oMatch {
 		return nil
 	}
 	e := o.m.evaluate(level, l, r)
-	mt := &oMatch{level: level, left: l.id, right: r.id, status: "matched", rule: "manual", variance: e.variance, lag: e.lag, id: pm.ID, by: "hand"}
+	mt := newMatch(level, l.id, r.id)
+	mt.status, mt.rule, mt.variance, mt.lag, mt.id, mt.by = "matched", "manual", e.variance, e.lag, pm.ID, "hand"
 	if !e.currencyOK {
 		mt.rule = "forced"
 	}
@@ -1584,7 +1858,7 @@ func (o *oracleRun) byHand(level int, l, r *oSide, investigate bool) *oMatch {
 		mt.status, mt.rule = "investigation", "investigation"
 	}
 	o.m.cover("manual matches ("+mt.status+")", 1)
-	o.m.matches = append(o.m.matches, mt)
+	o.m.add(mt)
 	return mt
 }
 
@@ -1598,7 +1872,8 @@ func (o *oracleRun) undo(mt *oMatch) {
 // beforeRuns makes, before the first runs, pairs a user undid (written as
 // undone rows at levels 1 and 2, and matched and undone through the
 // service at every level), which automatic runs must never make again, and
-// live manual matches and investigations, whose records runs leave alone.
+// live manual matches, investigations and match groups, whose records runs
+// leave alone.
 func (o *oracleRun) beforeRuns() {
 	anyPair := func(l, r *oSide) bool { return true }
 	for level := 1; level <= 2; level++ {
@@ -1609,7 +1884,9 @@ func (o *oracleRun) beforeRuns() {
 			}
 			o.f.exec(`insert into recon_match (level, left_id, right_id, status, rule, created_by, undone_by, undone_on, undo_reason)
 				values ($1, $2, $3, 'matched', 'manual', 'rita', 'rita', now(), 'oracle: wrong pair')`, level, l.id, r.id)
-			o.m.matches = append(o.m.matches, &oMatch{level: level, left: l.id, right: r.id, status: "matched", rule: "manual", by: "undone row", ended: "user"})
+			mt := newMatch(level, l.id, r.id)
+			mt.status, mt.rule, mt.by, mt.ended = "matched", "manual", "undone row", "user"
+			o.m.add(mt)
 			o.step("before runs", "L%d %s-%s: an undone match written", level, l.label, r.label)
 		}
 	}
@@ -1624,6 +1901,9 @@ func (o *oracleRun) beforeRuns() {
 		}
 		if o.r.IntN(2) == 0 {
 			o.manualMatch(level, "before runs")
+		}
+		if o.r.IntN(3) == 0 {
+			o.manualGroup(level, "before runs")
 		}
 	}
 }
@@ -1679,7 +1959,9 @@ func (o *oracleRun) runLevels(kind string, reports bool) {
 
 func (o *oracleRun) changes(n int) {
 	ops := []func() bool{o.lateSettlement, o.editSettlement, o.editTicket, o.editTransaction, o.deleteTransaction, o.deleteSettlement,
-		o.undoMatch, func() bool { return o.manualMatch(1+o.r.IntN(3), "manual match") }, o.adjustment}
+		o.undoMatch, func() bool { return o.manualMatch(1+o.r.IntN(3), "manual match") }, o.adjustment,
+		// match groups (oracle_groups_test.go)
+		func() bool { return o.manualGroup(1+o.r.IntN(3), "manual group") }, o.undoGroup, o.editGroupMember, o.deleteGroupMember}
 	for i := 0; i < n; i++ {
 		for try := 0; try < 20 && !ops[o.r.IntN(len(ops))](); try++ {
 		}
@@ -1762,7 +2044,7 @@ func (o *oracleRun) editTicket() bool {
 		return false
 	}
 	d := o.nonZeroDelta()
-	if mt := liveL[t.id]; mt != nil && o.m.side(1, false, mt.right).cur == t.cur && !ratZero(mt.variance) && o.r.IntN(3) == 0 {
+	if mt := liveL[t.id]; mt != nil && o.m.oneCurrency(mt) && !ratZero(mt.variance) && o.r.IntN(3) == 0 {
 		d = ratNeg(mt.variance) // the amounts agree now
 	}
 	o.f.exec(`update ticket set sale_amount = sale_amount + $2::numeric where id = $1`, t.id, moneyText(d))
@@ -1791,7 +2073,7 @@ func (o *oracleRun) editTransaction() bool {
 		return false
 	}
 	d := o.nonZeroDelta()
-	if mt := liveR1[x.id]; mt != nil && o.m.side(1, true, mt.left).cur == x.cur && !ratZero(mt.variance) && o.r.IntN(3) == 0 {
+	if mt := liveR1[x.id]; mt != nil && o.m.oneCurrency(mt) && !ratZero(mt.variance) && o.r.IntN(3) == 0 {
 		d = mt.variance // the amounts agree now
 	}
 	o.f.exec(`update card_transaction set transaction_amount = transaction_amount + $2::numeric where id = $1`, x.id, moneyText(d))
@@ -1849,7 +2131,7 @@ func (o *oracleRun) undoMatch() bool {
 	}
 	mt := live[o.r.IntN(len(live))]
 	o.undo(mt)
-	o.step("match undone", "L%d %d-%d undone through the service", mt.level, mt.left, mt.right)
+	o.step("match undone", "%s undone through the service", o.matchLabel(mt))
 	o.compare(true)
 	return true
 }
@@ -1882,7 +2164,7 @@ func (o *oracleRun) adjustment() bool {
 	t := open[o.r.IntN(len(open))]
 	amount := t.amount
 	if mt := liveL[t.id]; mt != nil && mt.status != "investigation" {
-		amount = ratSub(amount, o.m.inLeftCurrency(mt))
+		amount = ratSub(amount, o.m.matchedAmount(mt, t.id))
 	}
 	for _, x := range o.m.txns {
 		if x.adjust && x.forTicket == t.id {
@@ -1907,6 +2189,7 @@ func (o *oracleRun) adjustment() bool {
 // reports only differences it did not report at the last comparison.
 func (o *oracleRun) compare(reports bool) {
 	o.check("live matches", o.matchDiffs())
+	o.check("live matches record by record", o.recordDiffs())
 	o.check("ended matches", o.endedDiffs())
 	o.learnMatchIDs()
 	if !reports {
@@ -1960,6 +2243,25 @@ func (o *oracleRun) pairLabel(p oPair) string {
 	return fmt.Sprintf("L%d %s-%s", p.level, o.label(p.level, true, p.left), o.label(p.level, false, p.right))
 }
 
+// groupLabel names records of each side of a level, "L1 t3+t5-x7", the
+// first of each side first.
+func (o *oracleRun) groupLabel(level int, lefts, rights []int64) string {
+	names := func(isLeft bool, ids []int64) string {
+		var out []string
+		for _, id := range ids {
+			out = append(out, o.label(level, isLeft, id))
+		}
+		return strings.Join(out, "+")
+	}
+	return fmt.Sprintf("L%d %s-%s", level, names(true, lefts), names(false, rights))
+}
+
+func (o *oracleRun) matchLabel(mt *oMatch) string { return o.groupLabel(mt.level, mt.lefts, mt.rights) }
+
+func (o *oracleRun) productLabel(p *oProductMatch) string {
+	return o.groupLabel(p.level, append([]int64{p.left}, p.moreLeft...), append([]int64{p.right}, p.moreRight...))
+}
+
 func (mt *oMatch) describe() string {
 	s := fmt.Sprintf("%s/%s variance %s lag %d", mt.status, mt.rule, moneyText(mt.variance), mt.lag)
 	if mt.reevaluated {
@@ -1979,8 +2281,9 @@ func (p *oProductMatch) describe() string {
 	return fmt.Sprintf("%s/%s variance %s lag %s", p.status, p.rule, v, lag)
 }
 
-// matchDiffs compares the live matches: the same pairs, each with the same
-// status, rule (not compared once re-evaluated), variance and lag.
+// matchDiffs compares the live matches: the same pairs (of a group, its
+// first records), each with the same further records, status, rule (not
+// compared once re-evaluated), variance and lag.
 func (o *oracleRun) matchDiffs() []oDiff {
 	want := map[oPair]*oMatch{}
 	for _, mt := range o.m.matches {
@@ -2010,10 +2313,10 @@ func (o *oracleRun) matchDiffs() []oDiff {
 		w, g := want[p], got[p]
 		switch {
 		case g == nil:
-			diffs = append(diffs, oDiff{fmt.Sprintf("%s: oracle %s; the product has no live match of the pair", o.pairLabel(p), w.describe()),
+			diffs = append(diffs, oDiff{fmt.Sprintf("%s: oracle %s; the product has no live match of the pair", o.matchLabel(w), w.describe()),
 				o.pairCause(p, w)})
 		case w == nil:
-			diffs = append(diffs, oDiff{fmt.Sprintf("%s: product %s; the oracle has no live match of the pair", o.pairLabel(p), g.describe()),
+			diffs = append(diffs, oDiff{fmt.Sprintf("%s: product %s; the oracle has no live match of the pair", o.productLabel(g), g.describe()),
 				o.pairCause(p, w)})
 		default:
 			var gv *big.Rat
@@ -2021,16 +2324,114 @@ func (o *oracleRun) matchDiffs() []oDiff {
 				gv = ratOf(*g.variance)
 			}
 			if g.status != w.status || (!w.reevaluated && g.rule != w.rule) || !ratEq(gv, w.variance) || g.lag == nil || *g.lag != w.lag {
-				diffs = append(diffs, oDiff{fmt.Sprintf("%s: product %s, oracle %s", o.pairLabel(p), g.describe(), w.describe()), o.pairCause(p, w)})
+				diffs = append(diffs, oDiff{fmt.Sprintf("%s: product %s, oracle %s", o.matchLabel(w), g.describe(), w.describe()), o.pairCause(p, w)})
+			}
+			if wl, wr := sorted(w.lefts[1:]), sorted(w.rights[1:]); !slices.Equal(wl, g.moreLeft) || !slices.Equal(wr, g.moreRight) {
+				diffs = append(diffs, oDiff{fmt.Sprintf("%s: the product's match of these first records holds %s", o.matchLabel(w), o.productLabel(g)),
+					o.pairCause(p, w)})
 			}
 		}
 	}
 	return diffs
 }
 
+func sorted(ids []int64) []int64 {
+	out := slices.Clone(ids)
+	slices.Sort(out)
+	return out
+}
+
+// oRecord is a record of a side of a level.
+type oRecord struct {
+	level  int
+	isLeft bool
+	id     int64
+}
+
+// recordDiffs compares the live matches record by record, as every reader
+// of the product sees them (recon_match_live: a row per record of every
+// live match): each record of a live group of the oracle is live in the
+// product in the match of the same first records, and each record the
+// product holds in a group is in that match in the oracle. (A pair's
+// records show in matchDiffs.)
+func (o *oracleRun) recordDiffs() []oDiff {
+	rows, err := o.f.pool.Query(o.f.ctx, `select level, side = 'left', record_id, left_id, right_id, exists (select 1 from recon_match_member mm where mm.match_id = v.id)
+		from recon_match_live v`)
+	if err != nil {
+		o.f.t.Fatal(err)
+	}
+	got, gotGroup := map[oRecord]oPair{}, map[oRecord]bool{}
+	for rows.Next() {
+		var r oRecord
+		var p oPair
+		var group bool
+		if err := rows.Scan(&r.level, &r.isLeft, &r.id, &p.left, &p.right, &group); err != nil {
+			o.f.t.Fatal(err)
+		}
+		p.level = r.level
+		if _, twice := got[r]; twice {
+			o.f.t.Fatalf("seed %d: recon_match_live has two rows of %+v", o.seed, r)
+		}
+		got[r], gotGroup[r] = p, group
+	}
+	if err := rows.Err(); err != nil {
+		o.f.t.Fatal(err)
+	}
+	want, wantMatch := map[oRecord]oPair{}, map[oRecord]*oMatch{}
+	for _, mt := range o.m.matches {
+		if mt.ended != "" {
+			continue
+		}
+		for i, ids := range [][]int64{mt.lefts, mt.rights} {
+			for _, id := range ids {
+				r := oRecord{mt.level, i == 0, id}
+				want[r], wantMatch[r] = mt.pair(), mt
+			}
+		}
+	}
+	var recs []oRecord
+	for r := range want {
+		recs = append(recs, r)
+	}
+	for r := range got {
+		if _, ok := want[r]; !ok {
+			recs = append(recs, r)
+		}
+	}
+	sort.Slice(recs, func(i, j int) bool {
+		a, b := recs[i], recs[j]
+		return a.level < b.level || a.level == b.level && (a.isLeft && !b.isLeft || a.isLeft == b.isLeft && a.id < b.id)
+	})
+	var diffs []oDiff
+	for _, r := range recs {
+		w, inW := want[r]
+		g, inG := got[r]
+		mt := wantMatch[r]
+		if (mt == nil || !mt.group()) && !gotGroup[r] || inW && inG && w == g {
+			continue
+		}
+		side := "right"
+		if r.isLeft {
+			side = "left"
+		}
+		wantText, gotText := "no live match", "no live match"
+		if inW {
+			wantText = "in " + o.matchLabel(mt)
+		}
+		if inG {
+			gotText = "in the match of " + o.pairLabel(g)
+		}
+		diffs = append(diffs, oDiff{fmt.Sprintf("L%d %s record %s: oracle %s; product (recon_match_live) %s", r.level, side,
+			o.label(r.level, r.isLeft, r.id), wantText, gotText), causeGroup})
+	}
+	return diffs
+}
+
 // endedDiffs checks that a match the oracle ended for a record that went is
 // ended by the system in the product (undone_by 'system'), not deleted nor
-// ended as someone else (one still live shows among the live matches).
+// ended as someone else (one still live shows among the live matches), and
+// that no further record of an ended group is still marked live (it would
+// keep the record from being matched again).
 func (o *oracleRun) endedDiffs() []oDiff {
 	ended := map[oPair][]*oProductMatch{}
 	for _, p := range o.productMatches(false) {
@@ -2058,6 +2459,25 @@ func (o *oracleRun) endedDiffs() []oDiff {
 			diffs = append(diffs, oDiff{fmt.Sprintf("%s: its record went, so the system ends it (undone_by 'system'); the product has it undone by %s",
 				o.pairLabel(mt.pair()), strings.Join(by, ", ")), causeEnded})
 		}
+	}
+	rows, err := o.f.pool.Query(o.f.ctx, `select m.id, array_agg(mm.record_id order by mm.record_id)
+		from recon_match m join recon_match_member mm on mm.match_id = m.id
+		where m.undone_on is not null and mm.live group by m.id order by m.id`)
+	if err != nil {
+		o.f.t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var stale []int64
+		if err := rows.Scan(&id, &stale); err != nil {
+			o.f.t.Fatal(err)
+		}
+		diffs = append(diffs, oDiff{fmt.Sprintf("match %d is undone, but its further records %v are still marked live in recon_match_member", id, stale),
+			causeGroup})
+	}
+	if err := rows.Err(); err != nil {
+		o.f.t.Fatal(err)
 	}
 	return diffs
 }
@@ -2145,11 +2565,13 @@ const (
 	causeHeld       = "a record the product still holds in a match whose other record went (follows from: ended by the system)"
 	causePeriod     = "a payout with settlements in another month (decided: it belongs to the month of its latest settlement, with all of them)"
 	causeExact      = "every ticket of the group matched exactly, but an adjustment leaves an amount variance (DESIGN.md section 6: 3 matched = all matched, variance 0)"
+	causeGroup      = "a match group (decided: evaluated over its sums; every record counts as matched, its first left record carrying its variance, further ones none; it ends whole)"
+	causeGroupAlone = "a level-2 row whose matched transactions are all further transactions of groups (not decided: the oracle shows gross and net null there, as the sums of no settlement, as fees are when none is known)"
 )
 
 func joinCauses(set map[string]bool) string {
 	var out []string
-	for _, c := range []string{causePeriod, causeAdjustment, causeExact, causeReevaluate, causeEnded, causeHeld} {
+	for _, c := range []string{causePeriod, causeAdjustment, causeExact, causeGroupAlone, causeGroup, causeReevaluate, causeEnded, causeHeld} {
 		if set[c] {
 			out = append(out, c)
 		}
@@ -2157,15 +2579,18 @@ func joinCauses(set map[string]bool) string {
 	return strings.Join(out, "; ")
 }
 
-// matchCauses adds the causes the matches of a record at a level touch: one
-// re-evaluated, one ended by the system, or one the product keeps live
-// although the oracle ended it.
+// matchCauses adds the causes the matches of a record at a level touch: a
+// group, one re-evaluated, one ended by the system, or one the product
+// keeps live although the oracle ended it.
 func (o *oracleRun) matchCauses(set map[string]bool, level int, isLeft bool, id int64, prod []*oProductMatch) {
 	held := func(isLeft bool, id int64) {
 		for _, p := range prod {
-			if p.level == level && (isLeft && p.left == id || !isLeft && p.right == id) {
+			if p.level == level && p.holds(isLeft, id) {
+				if len(p.moreLeft)+len(p.moreRight) > 0 {
+					set[causeGroup] = true
+				}
 				for _, mt := range o.m.matches {
-					if mt.pair() == (oPair{p.level, p.left, p.right}) && mt.ended == "system" {
+					if mt.pair() == p.pair() && mt.ended == "system" {
 						set[causeHeld] = true
 					}
 				}
@@ -2174,18 +2599,25 @@ func (o *oracleRun) matchCauses(set map[string]bool, level int, isLeft bool, id 
 	}
 	held(isLeft, id)
 	for _, mt := range o.m.matches {
-		if mt.level != level || (isLeft && mt.left != id) || (!isLeft && mt.right != id) {
+		if mt.level != level || !mt.holds(isLeft, id) {
 			continue
+		}
+		if mt.group() {
+			set[causeGroup] = true
 		}
 		switch {
 		case mt.ended == "" && mt.reevaluated:
 			set[causeReevaluate] = true
 		case mt.ended == "system":
 			set[causeEnded] = true
-		case mt.ended == "" && isLeft: // its other record may be held elsewhere
-			held(false, mt.right)
-		case mt.ended == "":
-			held(true, mt.left)
+		case mt.ended == "": // its other records may be held elsewhere
+			others := mt.rights
+			if !isLeft {
+				others = mt.lefts
+			}
+			for _, other := range others {
+				held(!isLeft, other)
+			}
 		}
 	}
 }
@@ -2199,7 +2631,7 @@ func (o *oracleRun) heldAtRerun(set map[string]bool, level int, prod []*oProduct
 	}
 	for _, p := range prod {
 		for _, mt := range o.m.matches {
-			if p.level == level && mt.pair() == (oPair{p.level, p.left, p.right}) && mt.ended == "system" {
+			if p.level == level && mt.pair() == p.pair() && mt.ended == "system" {
 				set[causeHeld] = true
 			}
 		}
@@ -2214,7 +2646,7 @@ func (o *oracleRun) pairCause(p oPair, w *oMatch) string {
 	o.matchCauses(set, p.level, false, p.right, prod)
 	o.heldAtRerun(set, p.level, prod)
 	if w != nil && w.reevaluated {
-		set = map[string]bool{causeReevaluate: true}
+		set = map[string]bool{causeReevaluate: true, causeGroup: w.group()}
 	}
 	return joinCauses(set)
 }
@@ -2254,11 +2686,18 @@ func (o *oracleRun) rowCause(rep oReportDef, from, to oDay, key string) string {
 		}
 		o.heldAtRerun(set, 1, prod)
 	case "L2 report":
+		liveL, _ := o.m.live(2)
+		matched, further := 0, 0
 		for _, x := range o.m.txns {
 			if !x.adjust && strings.Join([]string{x.date.String(), x.cur, x.provider}, "|") == key {
 				o.matchCauses(set, 2, true, x.id, prod)
+				if mt := liveL[x.id]; mt != nil && mt.status != "investigation" {
+					matched++
+					further += boolCount(x.id != mt.left())
+				}
 			}
 		}
+		set[causeGroupAlone] = matched > 0 && further == matched
 		o.heldAtRerun(set, 2, prod)
 	case "L3 report":
 		for _, s := range o.m.settlements {
@@ -2456,13 +2895,20 @@ func (m *oModel) dump() string {
 		}
 		fmt.Fprintf(&b, "  #%d L%d %s %s %s %s %s\n", t.id, t.level, t.name, actor, moneyText(t.amount), days, moneyText(t.currency))
 	}
-	b.WriteString("the oracle's matches:\n")
+	b.WriteString("the oracle's matches (a group's records joined by +, the first first):\n")
 	for _, mt := range m.matches {
 		state := "live"
 		if mt.ended != "" {
 			state = "ended by " + mt.ended
 		}
-		fmt.Fprintf(&b, "  L%d %d-%d %s (%s, %s)\n", mt.level, mt.left, mt.right, mt.describe(), mt.by, state)
+		ids := func(ids []int64) string {
+			var out []string
+			for _, id := range ids {
+				out = append(out, strconv.FormatInt(id, 10))
+			}
+			return strings.Join(out, "+")
+		}
+		fmt.Fprintf(&b, "  L%d %s-%s %s (%s, %s)\n", mt.level, ids(mt.lefts), ids(mt.rights), mt.describe(), mt.by, state)
 	}
 	b.WriteString("steps:\n")
 	for _, s := range m.steps {

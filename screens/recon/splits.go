@@ -10,42 +10,48 @@ import (
 
 // splitsSQL finds, after a run's one-to-one rounds, the groups its level's
 // splits allow (recon.yaml): an unmatched anchor record with two to Max
-// unmatched records of the other side sharing its key, within the widest
-// date window ($1), whose sum holds within the tolerances against the
-// anchor (one evaluation, recon_pair_eval, over the sums: the other side's
-// latest date, one currency). Deterministic and conservative: a record two
+// unmatched records of the other side sharing its key (recon_split_pairs),
+// whose sum holds within the tolerances against the anchor (one
+// evaluation, recon_pair_eval, over the sums: the other side's latest
+// date, one currency). Deterministic and conservative: a record two
 // anchors want is left to the user, and so are both anchors; a group whose
-// first pair a user undid is not made again. $2 is the level, $3 its
-// tolerance type, $4 Max. Formatted with the anchor's source, the other's,
-// their key, the two open tests, the pair's left and right expressions and
-// the tolerance side's provider.
+// first pair a user undid is not made again. $1 is the level, $2 its
+// tolerance type, $3 Max. Formatted with the anchor's source, the other's,
+// the group's first left and right ids, the tolerance side's alias and the
+// pair's amounts, currencies and dates.
 const splitsSQL = `
 	create temp table recon_split on commit drop as
-	with c as (
-		select a.id as anchor_id, o.id as other_id
-		from %[10]s
-		where abs(o.date - a.date) <= $1::int and %[4]s and %[5]s
-	), n as (
-		select anchor_id from c group by anchor_id having count(*) between 2 and $4
+	with n as (
+		select anchor_id from recon_split_pairs group by anchor_id having count(*) between 2 and $3
 	), wanted as (
-		select c.other_id from c join n using (anchor_id) group by c.other_id having count(*) > 1
+		select c.other_id from recon_split_pairs c join n using (anchor_id) group by c.other_id having count(*) > 1
 	), ok as (
 		select n.anchor_id from n
-		where not exists (select 1 from c join wanted w using (other_id) where c.anchor_id = n.anchor_id)
+		where not exists (select 1 from recon_split_pairs c join wanted w using (other_id) where c.anchor_id = n.anchor_id)
 	), s as (
 		select c.anchor_id, sum(o.amount) as amount, max(o.date) as date, array_agg(o.id order by o.id) as others,
 		       case when count(distinct o.currency) = 1 and count(o.currency) = count(*) then min(o.currency) end as currency
-		from c join ok using (anchor_id) join %[2]s o on o.id = c.other_id
+		from recon_split_pairs c join ok using (anchor_id) join %[2]s o on o.id = c.other_id
 		group by c.anchor_id
 	)
 	select s.anchor_id, s.others, e.variance, e.lag, e.rule, e.status,
-	       %[6]s as left_id, %[7]s as right_id
+	       %[3]s as left_id, %[4]s as right_id
 	from s join %[1]s a on a.id = s.anchor_id
 	join %[2]s f on f.id = s.others[1]
-	left join recon_tolerance tol on tol.level = $3 and tol.provider_key = %[8]s.provider_key
-	cross join lateral recon_pair_eval(%[9]s, tol.amount_threshold, tol.date_threshold, tol.currency_threshold) e
+	left join recon_tolerance tol on tol.level = $2 and tol.provider_key = %[5]s.provider_key
+	cross join lateral recon_pair_eval(%[6]s, tol.amount_threshold, tol.date_threshold, tol.currency_threshold) e
 	where e.inside
-	  and not exists (select 1 from recon_match u where u.level = $2 and u.left_id = %[6]s and u.right_id = %[7]s and u.undone_on is not null)`
+	  and not exists (select 1 from recon_match u where u.level = $1 and u.left_id = %[3]s and u.right_id = %[4]s and u.undone_on is not null)`
+
+// splitPairsSQL is the first step of splitsSQL: every unmatched anchor
+// record and unmatched record of the other side sharing its key within the
+// widest date window ($1). A table of its own, analyzed: guessed, its size
+// made the planner nest loops over it (at a million records, minutes).
+const splitPairsSQL = `
+	create temp table recon_split_pairs on commit drop as
+	select a.id as anchor_id, o.id as other_id
+	from %[1]s
+	where abs(o.date - a.date) <= $1::int and %[2]s and %[3]s`
 
 // splits is splitsSQL for level l.
 func splits(l *Level) string {
@@ -61,15 +67,19 @@ func splits(l *Level) string {
 	if l.Tolerance.Side != anchor {
 		tol = "f"
 	}
-	key := keyEqual(l, "a", "o")
-	from := fmt.Sprintf(`%s a join %s o on %s`, l.side(anchor).Source, l.side(other).Source, key)
+	return fmt.Sprintf(splitsSQL, l.side(anchor).Source, l.side(other).Source, leftID, rightID, tol, pair)
+}
+
+// splitPairs is splitPairsSQL for level l.
+func splitPairs(l *Level) string {
+	anchor, other := l.Splits.Anchor, other(l.Splits.Anchor)
+	from := fmt.Sprintf(`%s a join %s o on %s`, l.side(anchor).Source, l.side(other).Source, keyEqual(l, "a", "o"))
 	if l.Window == "key" {
 		// only the keys the other side holds more than once (splitKeysSQL)
 		from = fmt.Sprintf(`recon_split_keys k join %s a on %s join %s o on %s`, l.side(anchor).Source, keyEqual(l, "k", "a"),
 			l.side(other).Source, keyEqual(l, "k", "o"))
 	}
-	return fmt.Sprintf(splitsSQL, l.side(anchor).Source, l.side(other).Source, key, openSQL(l, anchor, "a"), openSQL(l, other, "o"),
-		leftID, rightID, tol, pair, from)
+	return fmt.Sprintf(splitPairsSQL, from, openSQL(l, anchor, "a"), openSQL(l, other, "o"))
 }
 
 // splitKeysSQL lists, for a level paired by key, the keys the other side
@@ -88,9 +98,18 @@ func splitKeysSQL(l *Level) string {
 // group's first records as its match (the day sums' triggers add them and
 // then its further records, as for a group made by hand), the rest as its
 // members. It adds what it matched to c.
-func matchSplits(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string, maxLag int, c *matchCounts) error {
+func matchSplits(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string, maxLag int, c *matchCounts, took *steps) error {
 	if l.Splits == nil {
 		return nil
+	}
+	// The statistics learn of the run's one-to-one matches first: planned
+	// on the level's old (often empty) statistics, the triggers that add
+	// the groups to the report sums walked a million new matches once per
+	// member.
+	for _, sql := range []string{`set local default_statistics_target = 10`, `analyze recon_match`, `set local default_statistics_target to default`} {
+		if _, err := tx.Exec(ctx, sql); err != nil {
+			return err
+		}
 	}
 	if l.Window == "key" {
 		// (grouped in key order along the key's index: hashing a million
@@ -101,9 +120,17 @@ func matchSplits(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor st
 			}
 		}
 	}
-	if _, err := tx.Exec(ctx, splits(l), maxLag, l.N, l.toleranceType(), l.Splits.Max); err != nil {
+	if _, err := tx.Exec(ctx, splitPairs(l), maxLag); err != nil {
+		return fmt.Errorf("split pairs: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `analyze recon_split_pairs`); err != nil {
+		return err
+	}
+	took.done("splitPairs")
+	if _, err := tx.Exec(ctx, splits(l), l.N, l.toleranceType(), l.Splits.Max); err != nil {
 		return fmt.Errorf("splits: %w", err)
 	}
+	took.done("splitGroups")
 	var matched, partial, extra int
 	err := tx.QueryRow(ctx, `
 		with ins as (
@@ -116,6 +143,7 @@ func matchSplits(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor st
 	if err != nil {
 		return fmt.Errorf("splits: %w", err)
 	}
+	took.done("splitInsert")
 	// (a statement of its own: the match trigger added each group's first
 	// records; the member trigger adds these)
 	if _, err := tx.Exec(ctx, fmt.Sprintf(`
