@@ -105,10 +105,42 @@ async function main() {
       const bankIn = (await byTestId(page, 'home-bank-in').textContent()) ?? '';
       assert(/^2\s600,50 USD$/.test(bankIn), `Swedish amount ${JSON.stringify(bankIn)}`);
       await byTestId(page, 'home-trend-chart').locator('.recharts-line').first().waitFor();
+      // The legend names the levels in Swedish, with no English label of its own ("... legend icon").
+      const legend = await byTestId(page, 'home-trend-chart').locator('.chart-legend__item').allTextContents();
+      assert(legend.includes(sv.home.levels['1']), `legend ${legend}`);
+      const labels = await byTestId(page, 'home-trend-chart').locator('[aria-label]').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+      assert(!labels.some((l) => /legend icon/.test(l ?? '')), `English legend labels ${labels}`);
       await shot(page, 'home-sv');
       await byTestId(page, 'language-button').click();
       await byTestId(page, 'language-option-en').click();
       await page.waitForFunction((t) => document.querySelector('[data-testid="home-tasks"] h2')?.textContent === t, en.home.tasks.title);
+    });
+
+    // First user, second round, item 13: at 390 px Home was 436 px wide, the oldest unmatched
+    // wrapped its dates onto three lines and cut off the age.
+    await check('phone width (390 x 844): no sideways scrolling; the oldest unmatched readable', async () => {
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto(`${BASE_URL}/#/dashboard/home`);
+      await byTestId(page, 'screen-home').waitFor();
+      await showMonth(page, month);
+      await byTestId(page, 'home-oldest-row').first().waitFor();
+      await byTestId(page, 'home-trend-chart').locator('.recharts-line').first().waitFor();
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert(width <= 390, `the page is ${width} px wide`);
+      const rows = await byTestId(page, 'home-oldest-row').evaluateAll((trs) =>
+        trs.map((tr) => {
+          const date = tr.querySelector('.home-oldest__date');
+          const age = tr.querySelector('[data-testid="home-oldest-age"]');
+          const range = document.createRange();
+          range.selectNodeContents(date);
+          const box = age.getBoundingClientRect();
+          return { date: date.textContent, dateLines: range.getClientRects().length, age: age.textContent, ageShown: box.width > 0 && box.right <= 390 && age.scrollWidth <= age.clientWidth };
+        }),
+      );
+      assert(rows.length === 3, `${rows.length} rows`);
+      for (const r of rows) assert(r.dateLines === 1 && r.ageShown, `row ${JSON.stringify(r)}`);
+      await shot(page, 'home-390');
+      await page.setViewportSize({ width: 1400, height: 900 });
     });
 
     await check('no page errors', async () => {

@@ -25,8 +25,10 @@ async function afterOverview(page, action) {
 const periods = (page) => byTestId(page, 'pivot-row').locator('th').allTextContents();
 const headers = (page) => byTestId(page, 'pivot-table').locator('thead th').allTextContents();
 const cell = (page, period, key) => byTestId(page, 'pivot-row').filter({ has: page.locator('th', { hasText: new RegExp(`^${period}$`) }) }).locator(`[data-testid="pivot-cell-${key}"]`);
-// The x-axis ticks: the periods (the y-axis ticks are compact numbers such as 1.4K).
-const PERIOD = /^\d{4}(-[\dHQW].*)?$/;
+// The x-axis ticks: the periods (the y-axis ticks are compact numbers such as 1.4K). Days and
+// months are in the admin's date format, DD-MM-YYYY (25-12-2025, 12-2025); years, halves,
+// quarters and weeks as the server names them (2026, 2026-H1, 2026-Q1, 2026-W01).
+const PERIOD = /^(\d{4}(-[HQW]\d+)?|(\d\d-)?\d\d-\d{4})$/;
 const chartTicks = async (page) =>
   (await byTestId(page, 'bank-overview-chart').locator('.recharts-cartesian-axis-tick-value').allTextContents()).filter((t) => PERIOD.test(t));
 
@@ -77,15 +79,16 @@ async function main() {
       assert(h.includes(nuvei) && h.includes(amex), `actor columns ${h}`);
       const p = await periods(page);
       assert(p[p.length - 1] === en.reports.rowTotal, `last row ${p[p.length - 1]}`);
-      for (const month of ['2025-12', '2026-01', '2026-02', '2026-03']) assert(p.includes(month), `no row ${month} in ${p}`);
+      // Months in the user's date format without the day (first user, second round, item 9).
+      for (const month of ['12-2025', '01-2026', '02-2026', '03-2026']) assert(p.includes(month), `no row ${month} in ${p}`);
       assert((await byTestId(page, 'reports-filter-badge').count()) === 0, 'a badge with the defaults');
     });
 
     await check('amounts: 2 decimals, thousands separators, right-aligned; the month without bookings is empty', async () => {
-      assert((await cell(page, '2025-12', nuvei).textContent()) === '1,234.50', `Dec ${await cell(page, '2025-12', nuvei).textContent()}`);
-      assert((await cell(page, '2026-01', amex).textContent()) === '200.25', 'Jan Amex');
-      assert((await cell(page, '2026-02', nuvei).textContent()) === '', 'Feb is not empty');
-      const align = await cell(page, '2026-01', nuvei).evaluate((el) => getComputedStyle(el).textAlign);
+      assert((await cell(page, '12-2025', nuvei).textContent()) === '1,234.50', `Dec ${await cell(page, '12-2025', nuvei).textContent()}`);
+      assert((await cell(page, '01-2026', amex).textContent()) === '200.25', 'Jan Amex');
+      assert((await cell(page, '02-2026', nuvei).textContent()) === '', 'Feb is not empty');
+      const align = await cell(page, '01-2026', nuvei).evaluate((el) => getComputedStyle(el).textAlign);
       assert(align === 'right', `aligned ${align}`);
     });
 
@@ -94,9 +97,12 @@ async function main() {
       const chart = byTestId(page, 'bank-overview-chart');
       await chart.locator('.recharts-bar-rectangle').first().waitFor();
       monthTicks = await chartTicks(page);
-      assert(monthTicks.length > 0 && monthTicks.every((t) => /^\d{4}-\d\d$/.test(t)), `ticks ${monthTicks}`);
-      const legend = await chart.locator('.recharts-legend-item-text').allTextContents();
+      assert(monthTicks.length > 0 && monthTicks.every((t) => /^\d\d-\d{4}$/.test(t)), `ticks ${monthTicks}`);
+      const legend = await chart.locator('.chart-legend__item').allTextContents();
       assert(legend.includes(nuvei) && legend.includes(amex), `legend ${legend}`);
+      // Recharts' own legend labelled each mark "<actor> legend icon" in English.
+      const labels = await chart.locator('[aria-label]').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+      assert(!labels.some((l) => /legend icon/.test(l ?? '')), `English legend labels ${labels}`);
       await shot(page, 'reports-month-en');
     });
 
@@ -179,9 +185,9 @@ async function main() {
       await byTestId(page, 'reports-filters-toggle').click();
       await chooseOption(page, 'dateGroupingType', en.reports.options.Month);
       await afterOverview(page, () => byTestId(page, 'reports-apply').click());
-      await byTestId(page, 'pivot-filter').fill('2026-01');
-      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="pivot-row"] th')].some((th) => th.textContent === '2026-01'));
-      await cell(page, '2026-01', nuvei).locator('a').click();
+      await byTestId(page, 'pivot-filter').fill('01-2026');
+      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="pivot-row"] th')].some((th) => th.textContent === '01-2026'));
+      await cell(page, '01-2026', nuvei).locator('a').click();
       await page.waitForFunction(() => window.location.hash.startsWith('#/dashboard/csvprocessed?'));
       const hash = await page.evaluate(() => window.location.hash);
       assert(hash.includes('BookedDate=2026-01-01..2026-01-31') && hash.includes(`Actor=${nuvei}`), `link ${hash}`);
@@ -200,8 +206,8 @@ async function main() {
       await page.waitForFunction((t) => document.querySelector('[data-testid="pivot-table"] thead th')?.textContent === t, sv.reports.period);
       const h = await headers(page);
       assert(h[0] === sv.reports.period, `headers ${h}`);
-      await byTestId(page, 'pivot-filter').fill('2025-12');
-      const dec = (await cell(page, '2025-12', nuvei).textContent()) ?? '';
+      await byTestId(page, 'pivot-filter').fill('12-2025');
+      const dec = (await cell(page, '12-2025', nuvei).textContent()) ?? '';
       assert(/^1\s234,50$/.test(dec), `Swedish amount ${JSON.stringify(dec)}`);
       await byTestId(page, 'bank-overview-chart').locator('.recharts-bar-rectangle').first().waitFor();
       await shot(page, 'reports-month-sv');

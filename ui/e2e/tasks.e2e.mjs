@@ -127,6 +127,21 @@ async function main() {
     await shot(page, 'tasks-en');
   });
 
+  // First user, second round, item 9: the date filters were the browser's mm/dd/yyyy inputs.
+  await check("a date filter is the app's date picker in the user's date format (DD-MM-YYYY): typed, applied as that day, cleared", async () => {
+    const d = new Date();
+    const [dd, mm, yyyy] = [String(d.getDate()).padStart(2, '0'), String(d.getMonth() + 1).padStart(2, '0'), String(d.getFullYear())];
+    const input = page.locator('#task-filter-createdOn-input');
+    assert((await input.getAttribute('type')) === 'text', `a ${await input.getAttribute('type')} input`);
+    assert((await input.getAttribute('placeholder')) === 'DD-MM-YYYY', `placeholder ${await input.getAttribute('placeholder')}`);
+    await input.fill(`${dd}-${mm}-${yyyy}`);
+    await Promise.all([pagedAnswer(page, (u) => u.includes(`createdOn:${yyyy}-${mm}-${dd}`)), input.press('Enter')]);
+    await page.waitForFunction((t) => document.querySelector('[data-testid="task-total"]')?.textContent === t, en.tasks.pager.total_other.replace('{{count}}', '12'));
+    assert((await input.inputValue()) === `${dd}-${mm}-${yyyy}`, `shown ${await input.inputValue()}`);
+    await input.fill('');
+    await Promise.all([pagedAnswer(page, (u) => !u.includes('createdOn:')), input.press('Enter')]);
+  });
+
   const renamed = `${name} checked`;
   await check('edit the task name in place: saved, shown', async () => {
     await cell('taskName', task.id).click();
@@ -144,6 +159,9 @@ async function main() {
     const detail = byTestId(page, `task-detail-${task.id}`);
     await detail.getByText(numbers[0]).first().waitFor();
     assert((await byTestId(page, `task-expand-${task.id}`).textContent()) === '−', 'expander shows −');
+    // The documents' dates in the user's date format, as the grids show them (item 9).
+    const text = (await detail.textContent()) ?? '';
+    assert(text.includes('02-11-2026') && text.includes('03-11-2026') && !text.includes('2026-11-0'), `dates ${text}`);
     await byTestId(page, `task-expand-${task.id}`).click();
     await detail.waitFor({ state: 'detached' });
   });
@@ -163,9 +181,10 @@ async function main() {
     await byTestId(page, 'adjust-dialog').waitFor();
     assert((await byTestId(page, 'adjust-amount').inputValue()) === '20.00', `amount ${await byTestId(page, 'adjust-amount').inputValue()}`);
     assert((await byTestId(page, 'adjust-ticket').textContent()).includes(en.tasks.adjust.selectTicket), 'ticket placeholder');
+    // Today in the user's date format, in the app's date picker (not the browser's mm/dd/yyyy).
     const d = new Date();
-    const today = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-    assert((await byTestId(page, 'adjust-date').inputValue()) === today, 'date today');
+    const today = `${String(d.getDate()).padStart(2, '0')}-${String(d.getMonth() + 1).padStart(2, '0')}-${d.getFullYear()}`;
+    assert((await page.locator('#adjust-date-input').inputValue()) === today, `date ${await page.locator('#adjust-date-input').inputValue()}`);
     await byTestId(page, 'adjust-ticket').click();
     await page.locator('.p-dropdown-item', { hasText: numbers[0] }).click();
     assert((await byTestId(page, 'adjust-currency').inputValue()) === 'USD', 'currency of the ticket');
@@ -278,10 +297,33 @@ async function main() {
     await byTestId(page, `task-edit-${task.id}`).click();
     await page.locator('.p-dialog-title', { hasText: sv.tasks.dialog.editTitle.replace('{{id}}', task.id) }).waitFor();
     await page.waitForFunction(() => document.querySelector('[data-testid="task-balance"]')?.textContent === '20,00');
+    // The history in Swedish: field names and values, not the stored diff (item 14).
+    await byTestId(page, 'task-history').locator('summary').click();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="task-history-entry"]').length >= 4);
+    const history = (await byTestId(page, 'task-history').textContent()) ?? '';
+    const status = `${sv.tasks.history.fields.isStatus}: ${sv.tasks.status['1']} → ${sv.tasks.status['2']}`;
+    assert(history.includes(status), `no "${status}" in ${history}`);
+    assert(history.includes(`${sv.tasks.history.fields.amount}: 20,00`), `no adjustment amount in ${history}`);
+    for (const raw of ['isStatus', 'isManualAdjust', 'amount:', 'true']) assert(!history.includes(raw), `"${raw}" in ${history}`);
     await shot(page, 'tasks-editor-sv');
     await byTestId(page, 'task-cancel').click();
     await byTestId(page, 'language-button').click();
     await byTestId(page, 'language-option-en').click();
+  });
+
+  // First user, second round, item 13: at 390 px the page was 460 px wide, Export and Previous cut.
+  await check('phone width (390 x 844): no sideways scrolling, the toolbar and the pager whole', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await Promise.all([pagedAnswer(page), page.reload()]);
+    await byTestId(page, 'task-table').waitFor();
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert(width <= 390, `the page is ${width} px wide`);
+    for (const id of ['task-create', 'task-export', 'task-prev', 'task-next', 'task-page-size']) {
+      const box = await byTestId(page, id).boundingBox();
+      assert(box && box.x >= 0 && box.x + box.width <= 390, `${id} at ${JSON.stringify(box)}`);
+    }
+    await shot(page, 'tasks-390');
+    await page.setViewportSize({ width: 1360, height: 820 });
   });
 
   await check('no page errors', async () => {

@@ -31,6 +31,7 @@ export function DateOfBirthInput({
   disabled = false,
   appendTo = 'body',
   anyDay = false,
+  ariaLabel,
 }: {
   inputId: string;
   value: Date | null;
@@ -44,6 +45,8 @@ export function DateOfBirthInput({
   appendTo?: 'body' | 'self';
   /** Any real day, not only a date of birth (no bounds): the grid's inline date editor. */
   anyDay?: boolean;
+  /** The input's accessible name where no <label> names it (a filter in a table header). */
+  ariaLabel?: string;
 }) {
   // The text typed since the field was entered; PrimeReact rewrites the input before onBlur.
   const typed = useRef<string | null>(null);
@@ -90,6 +93,7 @@ export function DateOfBirthInput({
     <span className="date-input-wrap" onKeyDownCapture={onKeyDownCapture}>
       <Calendar
         inputId={inputId}
+        ariaLabel={ariaLabel}
         value={value}
         onChange={(e) => {
           // While typing, PrimeReact hands over the raw text (keepInvalid): it is read on blur.

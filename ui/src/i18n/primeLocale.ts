@@ -4,8 +4,16 @@
  * English only. The words live in the translation files under `prime`; the names of months
  * and days come from the browser (Intl), so they need no translation of their own.
  */
-import { addLocale, locale } from 'primereact/api';
+import { addLocale, locale, localeOptions } from 'primereact/api';
 import type { i18n as I18n } from 'i18next';
+
+/**
+ * PrimeReact's English words as it ships them, kept before any language is registered:
+ * addLocale replaces `aria` whole, so a label the translations lack would be no label at all.
+ * With these underneath it is English at worst (primeLocale.test.tsx lists the labels the
+ * components used here read, and checks every language has them).
+ */
+const SHIPPED = localeOptions('en') as { aria?: Record<string, string> };
 
 function names(lng: string, kind: 'month' | 'weekday', width: 'long' | 'short' | 'narrow'): string[] {
   const format = new Intl.DateTimeFormat(lng, kind === 'month' ? { month: width, timeZone: 'UTC' } : { weekday: width, timeZone: 'UTC' });
@@ -21,6 +29,7 @@ export function applyPrimeLocale(i18n: I18n, lng: string): void {
   if (!words) return;
   addLocale(lng, {
     ...words,
+    aria: { ...SHIPPED.aria, ...(words.aria as Record<string, string> | undefined) },
     dayNames: names(lng, 'weekday', 'long'),
     dayNamesShort: names(lng, 'weekday', 'short'),
     dayNamesMin: names(lng, 'weekday', 'narrow'),

@@ -1,6 +1,7 @@
 /**
  * Create Task from the details dialog (spec 03 sections 2.1 and 4): the tasks screen's shared
- * TaskEditorDialog in create mode, pre-filled with "Reconciliation Review (nT / nX)", status New,
+ * TaskEditorDialog in create mode, pre-filled with "Reconciliation Review (nT / nX)" in the reader's
+ * language (tasks.autoName), status New,
  * a remark noting the auto-linking, and the ids of the tickets and transactions the details show.
  * The editor loads the users, creates the task (POST /TaskTT/with-items), shows the success view
  * and keeps the form with the server's message on a failure.
@@ -8,6 +9,7 @@
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { TaskEditorDialog, type TaskEditorInitial } from '../tasks/TaskEditorDialog';
+import { autoTaskName } from '../tasks/taskLogic';
 
 export interface TaskLinks {
   ticketIds: number[];
@@ -16,17 +18,13 @@ export interface TaskLinks {
   context: string;
 }
 
-export function defaultTaskName(links: TaskLinks): string {
-  return `Reconciliation Review (${links.ticketIds.length}T / ${links.transactionIds.length}X)`;
-}
-
 export function CreateTaskFromDetails({ links, onClose }: { links: TaskLinks | null; onClose(): void }) {
   const { t } = useTranslation();
   const initial = useMemo<TaskEditorInitial | undefined>(
     () =>
       links
         ? {
-            taskName: defaultTaskName(links),
+            taskName: autoTaskName(t, links.ticketIds.length, links.transactionIds.length),
             isStatus: 1,
             remarks: t('recon.task.remarks', { tickets: links.ticketIds.length, transactions: links.transactionIds.length, context: links.context }),
             ticketIds: links.ticketIds,

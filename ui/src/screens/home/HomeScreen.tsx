@@ -120,7 +120,7 @@ export default function HomeScreen() {
               {f.oldestUnmatched.length === 0 ? (
                 <p className="muted">{t('home.oldest.none')}</p>
               ) : (
-                <table className="home-table">
+                <table className="home-table home-oldest">
                   <thead>
                     <tr>
                       <th scope="col">{t('home.oldest.level')}</th>
@@ -137,15 +137,19 @@ export default function HomeScreen() {
                   <tbody>
                     {f.oldestUnmatched.map((u) => (
                       <tr key={`${u.level}-${u.id}`} data-testid="home-oldest-row">
-                        <td>{levelName(u.level)}</td>
-                        <td>{day(u.date)}</td>
-                        <td>
+                        <td className="home-oldest__level" title={levelName(u.level)}>
+                          {levelName(u.level)}
+                        </td>
+                        <td className="home-oldest__date">{day(u.date)}</td>
+                        <td className="home-oldest__reference">
                           <Link to={reconcileLink(tabOf(f.levels, u.level), u.date, u.date, ticketFilter(u.reference))}>{u.reference}</Link>
                         </td>
-                        <td className="home-num">
+                        <td className="home-num home-oldest__amount">
                           {formatDecimal(u.amount, 2, locale)} {u.currency ?? ''}
                         </td>
-                        <td className="home-num">{t('home.oldest.days', { count: u.ageDays, formatted: count.format(u.ageDays) })}</td>
+                        <td className="home-num home-oldest__age" data-testid="home-oldest-age">
+                          {t('home.oldest.days', { count: u.ageDays, formatted: count.format(u.ageDays) })}
+                        </td>
                       </tr>
                     ))}
                   </tbody>

@@ -4,6 +4,7 @@
  * JavaScript.
  */
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { ChartLegend } from '../../components/ChartLegend';
 import { formatAmount } from '../reports/pivot';
 
 /** Okabe-Ito: told apart by readers with colour-vision deficiency; repeats past seven levels. */
@@ -41,7 +42,7 @@ export default function UnmatchedTrendChart({ days, labels, locale, dayLabel, ti
               return [`${formatAmount(raw[i] ?? '0', locale)} USD`, name];
             }}
           />
-          <Legend />
+          <Legend content={<ChartLegend />} itemSorter={null} />
           {labels.map((label, i) => (
             <Line key={`l${i}`} type="linear" dataKey={`l${i}`} name={label} stroke={COLOURS[i % COLOURS.length]} dot={false} strokeWidth={2} isAnimationActive={false} />
           ))}

@@ -5,6 +5,7 @@
  * lazily by the reports screen, so the library is not part of the first JavaScript.
  */
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { ChartLegend } from '../../components/ChartLegend';
 import { formatAmount, type PivotColumn, type PivotRow } from './pivot';
 
 /** Distinct colours that stay apart for the common forms of colour blindness (Okabe-Ito). */
@@ -14,15 +15,17 @@ export interface BankOverviewChartProps {
   rows: PivotRow[];
   actors: PivotColumn[];
   actorLabel(c: PivotColumn): string;
+  /** A period as the table shows it (the user's date format). */
+  periodLabel(period: string): string;
   locale: string;
   title: string;
 }
 
-export default function BankOverviewChart({ rows, actors, actorLabel, locale, title }: BankOverviewChartProps) {
+export default function BankOverviewChart({ rows, actors, actorLabel, periodLabel, locale, title }: BankOverviewChartProps) {
   // Segments are keyed by position: actor names may hold dots, which Recharts reads as paths.
   // Heights are numbers (a chart needs no exactness); the tooltip shows the exact amounts.
   const data = rows.map((row) => {
-    const point: Record<string, string | number> = { period: row.Period };
+    const point: Record<string, string | number> = { period: periodLabel(row.Period) };
     actors.forEach((c, i) => {
       const v = row[c.key];
       point[`a${i}`] = v === null || v === undefined ? 0 : Number(v);
@@ -45,7 +48,7 @@ export default function BankOverviewChart({ rows, actors, actorLabel, locale, ti
               return [i >= 0 ? String((item.payload as Record<string, unknown>)[`t${i}`] ?? '') : '', name];
             }}
           />
-          <Legend />
+          <Legend content={<ChartLegend />} itemSorter={null} />
           {actors.map((c, i) => (
             <Bar key={c.key} dataKey={`a${i}`} name={actorLabel(c)} stackId="actors" fill={COLOURS[i % COLOURS.length]} isAnimationActive={false} />
           ))}

@@ -4,6 +4,7 @@ import { MemoryRouter } from 'react-router-dom';
 import { ApiError } from '../../api/client';
 import { ToastProvider } from '../../shell/toast';
 import { seedSession } from '../../test/helpers';
+import { SessionKeys } from '../../auth/session';
 import { STORAGE_KEY } from './bankOverviewParams';
 import type { BankOverview } from './pivot';
 import ReportsScreen from './ReportsScreen';
@@ -59,7 +60,8 @@ describe('reports screen', () => {
     expect(mocks.postQuiet).toHaveBeenCalledWith('/reports/bank-overview', OVERVIEW.parameters);
     expect(screen.getByTestId('screen-title').textContent).toBe('Reports');
     expect(screen.queryByTestId('reports-filter-badge')).toBeNull();
-    expect(periods()).toEqual(['2026-01', '2026-02', 'Total']);
+    // Months in the user's date format without the day (no format: DD-MM-YYYY).
+    expect(periods()).toEqual(['01-2026', '02-2026', 'Total']);
     expect(screen.getAllByTestId('pivot-cell-Card')[0]!.textContent).toBe('1,234.50');
     expect(screen.getByTestId('pivot-page').textContent).toBe('Page 1 of 1');
   });
@@ -76,9 +78,29 @@ describe('reports screen', () => {
     renderScreen();
     await screen.findByTestId('pivot-table');
     fireEvent.click(screen.getByTestId('pivot-header-Total'));
-    expect(periods()).toEqual(['2026-02', '2026-01', 'Total']);
+    expect(periods()).toEqual(['02-2026', '01-2026', 'Total']);
     fireEvent.click(screen.getByTestId('pivot-header-Total'));
-    expect(periods()).toEqual(['2026-01', '2026-02', 'Total']);
+    expect(periods()).toEqual(['01-2026', '02-2026', 'Total']);
+  });
+
+  // First user, second round, item 9: the days of a daily overview read yyyy-mm-dd.
+  it("shows the days in the user's date format, and finds them as shown", async () => {
+    const user = JSON.parse(localStorage.getItem(SessionKeys.currentUser)!) as Record<string, unknown>;
+    localStorage.setItem(SessionKeys.currentUser, JSON.stringify({ ...user, dateFormat: 'MM/DD/YYYY HH:mm:ss' }));
+    mocks.postQuiet.mockResolvedValue({
+      ...OVERVIEW,
+      parameters: { ...OVERVIEW.parameters, dateGroupingType: 'Day' },
+      data: [
+        { Id: 1, Period: '2026-01-30', PeriodFrom: '2026-01-30', PeriodTo: '2026-01-30', Card: '1.00', '(none)': null, Total: '1.00' },
+        { Id: 2, Period: '2026-01-31', PeriodFrom: '2026-01-31', PeriodTo: '2026-01-31', Card: '2.00', '(none)': null, Total: '2.00' },
+        { Id: 3, Period: 'RowTotal', PeriodFrom: '2026-01-30', PeriodTo: '2026-01-31', Card: '3.00', '(none)': null, Total: '3.00' },
+      ],
+    });
+    renderScreen();
+    await screen.findByTestId('pivot-table');
+    expect(periods()).toEqual(['01/30/2026', '01/31/2026', 'Total']);
+    fireEvent.change(screen.getByTestId('pivot-filter'), { target: { value: '01/31' } });
+    expect(periods()).toEqual(['01/31/2026', 'Total']);
   });
 
   it('links a cell to the bookings it sums when the user may open them', async () => {

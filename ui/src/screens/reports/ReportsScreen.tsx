@@ -31,6 +31,7 @@ import {
   PAGE_SIZES,
   pageCount,
   pageOf,
+  periodLabel,
   ROW_TOTAL,
   sortRows,
   type BankOverview,
@@ -51,7 +52,10 @@ export default function ReportsScreen() {
   const { t, i18n } = useTranslation();
   const toast = useToast();
   const locale = i18n.language || 'en';
-  useCurrentUser(); // re-render when the session (and its screens) change
+  // Re-renders when the session (its screens, the user's date format) changes.
+  const user = useCurrentUser();
+  const dateFormat = user?.dateFormat;
+  const period = useCallback((p: string) => periodLabel(p, dateFormat), [dateFormat]);
   const canOpenBookings = pathGranted(PROCESSED_BANK_PATH, getScreenIds());
 
   const [applied, setApplied] = useState<BankOverviewParams>(() => loadParams());
@@ -94,15 +98,15 @@ export default function ReportsScreen() {
   const totalLabel = t('reports.rowTotal');
   const shown = useMemo(() => {
     if (!overview) return [];
-    return sortRows(filterRows(overview.data, columns, text, locale, totalLabel), sort);
-  }, [overview, columns, text, locale, totalLabel, sort]);
+    return sortRows(filterRows(overview.data, columns, text, locale, totalLabel, period), sort);
+  }, [overview, columns, text, locale, totalLabel, period, sort]);
   const pages = pageCount(shown.length, pageSize);
   const current = Math.min(page, pages);
   const visible = pageOf(shown, current, pageSize);
   // The chart follows the text filter, in time order, without the total row.
   const chartRows = useMemo(
-    () => (overview ? filterRows(overview.data, columns, text, locale, totalLabel).filter((r) => r.Period !== ROW_TOTAL) : []),
-    [overview, columns, text, locale, totalLabel],
+    () => (overview ? filterRows(overview.data, columns, text, locale, totalLabel, period).filter((r) => r.Period !== ROW_TOTAL) : []),
+    [overview, columns, text, locale, totalLabel, period],
   );
 
   const columnLabel = useCallback(
@@ -229,8 +233,9 @@ export default function ReportsScreen() {
                       columns={columns}
                       locale={locale}
                       totalLabel={totalLabel}
+                      periodText={period}
                       linkTo={canOpenBookings ? (c) => bookingsLink(row, c, applied) : undefined}
-                      linkTitle={(c) => t('reports.openBookings', { period: row.Period === ROW_TOTAL ? totalLabel : row.Period, column: columnLabel(c) })}
+                      linkTitle={(c) => t('reports.openBookings', { period: row.Period === ROW_TOTAL ? totalLabel : period(row.Period), column: columnLabel(c) })}
                     />
                   ))}
                 </tbody>
@@ -264,6 +269,7 @@ export default function ReportsScreen() {
                 rows={chartRows}
                 actors={columns.filter((c) => c.kind === 'actor')}
                 actorLabel={columnLabel}
+                periodLabel={period}
                 locale={locale}
                 title={t('reports.chartTitle', { grouping: t(`reports.options.${applied.dateGroupingType}`) })}
               />
@@ -297,6 +303,7 @@ function PivotTableRow({
   columns,
   locale,
   totalLabel,
+  periodText,
   linkTo,
   linkTitle,
 }: {
@@ -304,6 +311,7 @@ function PivotTableRow({
   columns: PivotColumn[];
   locale: string;
   totalLabel: string;
+  periodText(period: string): string;
   linkTo?: (c: PivotColumn) => string;
   linkTitle(c: PivotColumn): string;
 }) {
@@ -314,7 +322,7 @@ function PivotTableRow({
         if (c.kind === 'period') {
           return (
             <th key={c.key} scope="row">
-              {isTotal ? totalLabel : row.Period}
+              {isTotal ? totalLabel : periodText(row.Period)}
             </th>
           );
         }

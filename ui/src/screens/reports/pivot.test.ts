@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PARAMS } from './bankOverviewParams';
-import { bookingsLink, filterRows, nextSort, pageCount, pageOf, sortRows, type PivotColumn, type PivotRow } from './pivot';
+import { bookingsLink, filterRows, nextSort, pageCount, pageOf, periodLabel, sortRows, type PivotColumn, type PivotRow } from './pivot';
 
 const row = (Period: string, Card: string | null, Total: string | null): PivotRow => ({ Period, PeriodFrom: '2026-01-01', PeriodTo: '2026-01-31', Card, Total });
 const rows = [row('2026-01', '1234.50', '1234.50'), row('2026-02', null, null), row('2026-03', '-3.00', '-3.00'), row('RowTotal', '1231.50', '1231.50')];
@@ -29,6 +29,26 @@ describe('pivot table', () => {
     expect(filterRows(rows, columns, '1.234,50', 'pt', 'Total').map((r) => r.Period)).toEqual(['2026-01', 'RowTotal']);
     expect(filterRows(rows, columns, '2026-03', 'en', 'Total').map((r) => r.Period)).toEqual(['2026-03', 'RowTotal']);
     expect(filterRows(rows, columns, 'nothing like it', 'en', 'Total')).toEqual([]);
+  });
+
+  // First user, second round, item 9: Reports showed yyyy-mm-dd whatever the user's format.
+  it("shows days and months in the user's date format, other periods as named", () => {
+    expect(periodLabel('2026-03-14', 'DD-MM-YYYY HH:mm:ss')).toBe('14-03-2026');
+    expect(periodLabel('2026-03-14', 'MM/DD/YYYY HH:mm:ss')).toBe('03/14/2026');
+    expect(periodLabel('2026-03-14', 'YYYY/MM/DD')).toBe('2026/03/14');
+    expect(periodLabel('2026-03', 'DD-MM-YYYY HH:mm:ss')).toBe('03-2026');
+    expect(periodLabel('2026-03', 'MM/DD/YYYY')).toBe('03/2026');
+    expect(periodLabel('2026-03', 'DD/MM/YYYY')).toBe('03/2026');
+    expect(periodLabel('2026-03', 'YYYY-MM-DD')).toBe('2026-03');
+    expect(periodLabel('2026-03', 'YYYY/MM/DD')).toBe('2026/03');
+    expect(periodLabel('2026-03-14', null)).toBe('14-03-2026');
+    for (const other of ['2026', '2026-H1', '2026-Q3', '2026-W09']) expect(periodLabel(other, 'MM/DD/YYYY')).toBe(other);
+  });
+
+  it('filters periods on their label as shown', () => {
+    const shown = (p: string) => periodLabel(p, 'DD-MM-YYYY');
+    expect(filterRows(rows, columns, '03-2026', 'en', 'Total', shown).map((r) => r.Period)).toEqual(['2026-03', 'RowTotal']);
+    expect(filterRows(rows, columns, '2026-03', 'en', 'Total', shown)).toEqual([]);
   });
 
   it('pages', () => {

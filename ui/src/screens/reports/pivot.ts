@@ -4,6 +4,7 @@
  * the global text filter, paging, and the link from a cell to the bookings it sums.
  */
 import { compareDecimal, formatDecimal } from '../../lib/decimal';
+import { datePattern, formatDate, fromIsoDate } from '../../lib/dates';
 import type { BankOverviewParams } from './bankOverviewParams';
 
 export const ROW_TOTAL = 'RowTotal';
@@ -58,16 +59,41 @@ export function sortRows(rows: PivotRow[], sort: SortState | null): PivotRow[] {
 }
 
 /**
- * The global text filter: rows whose period or any shown amount (as the reader sees it, in
- * their language) contains the text. RowTotal stays while any row is left.
+ * A period as the reader sees it, in their date format: a day (2026-03-14) as the format writes
+ * it (14-03-2026 in DD-MM-YYYY), a month (2026-03) as the format without its day (03-2026); a
+ * year, half, quarter or week (2026, 2026-H1, 2026-Q3, 2026-W09) as the server names it.
  */
-export function filterRows(rows: PivotRow[], columns: PivotColumn[], text: string, locale: string, totalLabel: string): PivotRow[] {
+export function periodLabel(period: string, dateFormat: string | null | undefined): string {
+  const pattern = datePattern(dateFormat);
+  if (/^\d{4}-\d{2}-\d{2}$/.test(period)) {
+    const day = fromIsoDate(period);
+    return day ? formatDate(day, pattern) : period;
+  }
+  const month = /^(\d{4})-(\d{2})$/.exec(period);
+  if (!month) return period;
+  // The day and the separator beside it leave the pattern: DD-MM-YYYY -> MM-YYYY, YYYY/MM/DD -> YYYY/MM.
+  return pattern.replace(/DD[-/]|[-/]DD/, '').replace('YYYY', month[1]!).replace('MM', month[2]!);
+}
+
+/**
+ * The global text filter: rows whose period or any shown amount (as the reader sees it, in
+ * their language and date format: `periodText`) contains the text. RowTotal stays while any
+ * row is left.
+ */
+export function filterRows(
+  rows: PivotRow[],
+  columns: PivotColumn[],
+  text: string,
+  locale: string,
+  totalLabel: string,
+  periodText: (period: string) => string = (p) => p,
+): PivotRow[] {
   const needle = text.trim().toLocaleLowerCase(locale);
   if (!needle) return rows;
   const matches = (row: PivotRow) =>
     columns.some((c) => {
       const v = row[c.key];
-      const shown = c.kind === 'period' ? (v === ROW_TOTAL ? totalLabel : String(v)) : formatAmount(v, locale);
+      const shown = c.kind === 'period' ? (v === ROW_TOTAL ? totalLabel : periodText(String(v))) : formatAmount(v, locale);
       return shown.toLocaleLowerCase(locale).includes(needle);
     });
   const body = rows.filter((r) => r.Period !== ROW_TOTAL && matches(r));

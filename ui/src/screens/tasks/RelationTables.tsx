@@ -1,5 +1,8 @@
 /** The sub-tables of a task's tickets and transactions: in the row expander and in the editor. */
 import { useTranslation } from 'react-i18next';
+import { useCurrentUser } from '../../auth/useSession';
+import { formatValue } from '../../engine/fields';
+import type { ColumnMeta } from '../../engine/types';
 import { formatDecimal } from '../../lib/decimal';
 import type { TaskTicket, TaskTransaction } from './api';
 
@@ -9,8 +12,19 @@ type TransactionKey = 'clientUniqueId' | 'date' | 'acquiringBank' | 'paymentMeth
 const ticketValue = (k: TaskTicket, key: TicketKey): string =>
   key === 'currency' ? k.localFareCurrency : key === 'amount' ? k.totalFareIncludesFee : k[key];
 
+const DATE: ColumnMeta = { field: 'date', type: 'date', label: '', sortable: false, ops: [] };
+
+/** A cell's text: amounts with the language's separators, dates in the user's date format. */
+function useCellText() {
+  const { i18n } = useTranslation();
+  const user = useCurrentUser();
+  const ctx = { locale: i18n.language || 'en', dateFormat: user?.dateFormat };
+  return (key: string, value: string) => (key === 'amount' ? formatDecimal(value, 2, ctx.locale) : key === 'transDate' || key === 'date' ? formatValue(value, DATE, ctx) : value);
+}
+
 export function TicketTable({ tickets, columns }: { tickets: TaskTicket[]; columns: TicketKey[] }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
+  const text = useCellText();
   return (
     <table className="task-subtable">
       <thead>
@@ -27,7 +41,7 @@ export function TicketTable({ tickets, columns }: { tickets: TaskTicket[]; colum
           <tr key={k.ticketId}>
             {columns.map((c) => (
               <td key={c} className={c === 'amount' ? 'num' : undefined}>
-                {c === 'amount' ? formatDecimal(ticketValue(k, c), 2, i18n.language || 'en') : ticketValue(k, c)}
+                {text(c, ticketValue(k, c))}
               </td>
             ))}
           </tr>
@@ -47,7 +61,8 @@ export function TransactionTable({
   columns: TransactionKey[];
   onDelete?: (x: TaskTransaction) => void;
 }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
+  const text = useCellText();
   return (
     <table className="task-subtable">
       <thead>
@@ -66,7 +81,7 @@ export function TransactionTable({
             {columns.map((c, i) => (
               <td key={c} className={c === 'amount' ? 'num' : undefined} title={i === 0 && x.isManualAdjust ? t('tasks.editor.adjustment') : undefined}>
                 {i === 0 && x.isManualAdjust && <i className="pi pi-pencil task-adjustment__icon" aria-label={t('tasks.editor.adjustment')} />}{' '}
-                {c === 'amount' ? formatDecimal(x.amount, 2, i18n.language || 'en') : x[c]}
+                {text(c, x[c])}
               </td>
             ))}
             {onDelete && (

@@ -1,5 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { SessionKeys } from '../../auth/session';
+import { seedSession } from '../../test/helpers';
 import { ToastProvider } from '../../shell/toast';
 import { created, fail, mockApi, ok } from '../../test/apiMock';
 import { TaskEditorDialog, type TaskEditorDialogProps } from './TaskEditorDialog';
@@ -76,10 +78,40 @@ describe('TaskEditorDialog', () => {
     const amount = (await screen.findByTestId('adjust-amount')) as HTMLInputElement;
     expect(amount.value).toBe('20.01');
     expect(amount.getAttribute('step')).toBe('0.01');
+    // Today, in the user's date format (no format: DD-MM-YYYY), in the app's date picker.
     const d = new Date();
-    const today = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-    expect((screen.getByTestId('adjust-date') as HTMLInputElement).value).toBe(today);
+    const today = `${String(d.getDate()).padStart(2, '0')}-${String(d.getMonth() + 1).padStart(2, '0')}-${d.getFullYear()}`;
+    expect((document.getElementById('adjust-date-input') as HTMLInputElement).value).toBe(today);
     expect((screen.getByTestId('adjust-currency') as HTMLInputElement).readOnly).toBe(true);
     expect((screen.getByTestId('adjust-currency') as HTMLInputElement).value).toBe('SEK');
+  });
+
+  // First user, second round, item 9: the sub-tables showed yyyy-mm-dd and the adjustment date
+  // the browser's mm/dd/yyyy, whatever the user's date format.
+  it("edit: the linked documents' dates and the adjustment date in the user's date format; a typed date is read in it", async () => {
+    seedSession();
+    const user = JSON.parse(localStorage.getItem(SessionKeys.currentUser)!) as Record<string, unknown>;
+    localStorage.setItem(SessionKeys.currentUser, JSON.stringify({ ...user, dateFormat: 'MM/DD/YYYY HH:mm:ss' }));
+    const api = mockApi({
+      'GET /api/Users/list': ok(users),
+      'GET /api/TaskTT/7': ok(task),
+      'GET /api/TaskTT/7/relations': ok(relations),
+      'GET /api/TaskTT/7/history': ok([]),
+      'POST /api/TaskTT/7/manual-adjust': created({ ...relations.transactions[0], transactionId: 9, isManualAdjust: true }),
+    });
+    renderEditor({ mode: 'edit', taskId: 7 });
+    await waitFor(() => expect(within(screen.getByTestId('task-tickets')).getByText('11/02/2026')).toBeTruthy());
+    expect(within(screen.getByTestId('task-transactions')).getByText('11/03/2026')).toBeTruthy();
+    expect(screen.queryByText('2026-11-02')).toBeNull();
+    fireEvent.click(screen.getByTestId('task-manual-adjust'));
+    await screen.findByTestId('adjust-amount');
+    const date = document.getElementById('adjust-date-input') as HTMLInputElement;
+    expect(date.type).toBe('text');
+    expect(date.placeholder).toBe('MM/DD/YYYY');
+    fireEvent.input(date, { target: { value: '11/20/2026' } });
+    fireEvent.blur(date);
+    fireEvent.click(screen.getByTestId('adjust-save'));
+    await waitFor(() => expect(api.callsTo('POST', '/api/TaskTT/7/manual-adjust')).toHaveLength(1));
+    expect(api.callsTo('POST', '/api/TaskTT/7/manual-adjust')[0]!.body).toMatchObject({ date: '2026-11-20', ticketId: 1 });
   });
 });

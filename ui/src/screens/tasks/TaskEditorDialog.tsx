@@ -25,6 +25,9 @@ import { pathGranted } from '../../auth/screens';
 import { RECONCILE_PATH } from '../home/home';
 import { useToast } from '../../shell/toast';
 import { formatDecimal } from '../../lib/decimal';
+import { datePattern, fromIsoDate, toIsoDate } from '../../lib/dates';
+import { useCurrentUser } from '../../auth/useSession';
+import { DateOfBirthInput } from '../../components/DateOfBirthInput';
 import { tasksApi, userId, userName, type HistoryEntry, type Relations, type Task, type TaskTransaction, type UserOption } from './api';
 import { adjustmentDefaults, idsText, parseIds, validAdjustmentAmount, type AdjustmentDraft } from './taskLogic';
 import { useErrorText } from './errorText';
@@ -103,6 +106,7 @@ function TaskEditor({ mode, taskId, initial, onClose, onSaved }: Omit<TaskEditor
   // Linking documents reads reconciliation data: the server asks for the Reconcile screen too.
   const canLink = pathGranted(RECONCILE_PATH, getScreenIds());
   const locale = i18n.language || 'en';
+  const user = useCurrentUser();
   const toast = useToast();
   const errorText = useErrorText();
   const [draft, setDraft] = useState<Draft>(() => draftOf(initial));
@@ -409,7 +413,7 @@ function TaskEditor({ mode, taskId, initial, onClose, onSaved }: Omit<TaskEditor
         <Button type="button" label={t('tasks.editor.save')} icon="pi pi-check" loading={saving} onClick={() => void save()} data-testid="task-save" />
       </div>
 
-      {mode === 'edit' && <HistoryList entries={history} />}
+      {mode === 'edit' && <HistoryList entries={history} userName={(id) => userOptions.find((o) => o.value === id)?.label} />}
 
       <Dialog
         visible={adjust !== null}
@@ -446,10 +450,18 @@ function TaskEditor({ mode, taskId, initial, onClose, onSaved }: Omit<TaskEditor
                 data-testid="adjust-amount"
               />
             </label>
-            <label className="task-field">
-              <span>{t('tasks.adjust.date')}</span>
-              <input className="p-inputtext p-component" type="date" value={adjust.date} readOnly data-testid="adjust-date" />
-            </label>
+            <div className="task-field" data-testid="adjust-date">
+              <label htmlFor="adjust-date-input">{t('tasks.adjust.date')}</label>
+              {/* The app's date picker in the user's format, not the browser's mm/dd/yyyy. */}
+              <DateOfBirthInput
+                inputId="adjust-date-input"
+                value={fromIsoDate(adjust.date)}
+                onChange={(date) => setAdjust((a) => (a ? { ...a, date: date ? toIsoDate(date) : '' } : a))}
+                onInvalid={() => setAdjustError(t('tasks.adjust.dateInvalid', { format: datePattern(user?.dateFormat) }))}
+                dateFormat={user?.dateFormat}
+                anyDay
+              />
+            </div>
             <label className="task-field">
               <span>{t('tasks.adjust.currency')}</span>
               <InputText value={adjust.currency} readOnly data-testid="adjust-currency" />

@@ -13,11 +13,14 @@ import { useCurrentUser } from '../../auth/useSession';
 import { useToast } from '../../shell/toast';
 import { formatValue } from '../../engine/fields';
 import { formatDecimal, normalizeNumber } from '../../lib/decimal';
+import { fromIsoDate, toIsoDate } from '../../lib/dates';
+import { DateOfBirthInput } from '../../components/DateOfBirthInput';
 import type { ColumnMeta } from '../../engine/types';
 import { exportTasks, tasksApi, type Relations, type Task } from './api';
 import {
   clampPage,
   columnWidth,
+  DEFAULT_COLUMN_WIDTH,
   defaultPrefs,
   FILTER_DEBOUNCE_MS,
   MIN_COLUMN_WIDTH,
@@ -186,7 +189,7 @@ export function TaskTable() {
     event.preventDefault();
     event.stopPropagation();
     const startX = event.clientX;
-    const startWidth = prefs ? columnWidth(prefs, key) : 120;
+    const startWidth = prefs ? columnWidth(prefs, key) : DEFAULT_COLUMN_WIDTH;
     const move = (e: MouseEvent) => update((p) => ({ ...p, widths: { ...p.widths, [key]: Math.max(MIN_COLUMN_WIDTH, Math.round(startWidth + e.clientX - startX)) } }));
     const up = () => {
       window.removeEventListener('mousemove', move);
@@ -241,8 +244,23 @@ export function TaskTable() {
         </select>
       );
     }
-    const type = c.kind === 'datetime' ? 'date' : c.kind === 'int' ? 'number' : 'text';
-    return <input {...common} type={type} value={value} onChange={(e) => set(e.target.value)} />;
+    if (c.kind === 'datetime') {
+      // The app's date picker in the user's format (the grids' filters use it), not the
+      // browser's mm/dd/yyyy; the filter is the day as yyyy-MM-dd, as the server reads it.
+      return (
+        <span className="task-filter-date" data-testid={common['data-testid']}>
+          <DateOfBirthInput
+            inputId={`task-filter-${c.key}-input`}
+            ariaLabel={common['aria-label']}
+            value={fromIsoDate(value)}
+            onChange={(date) => set(date ? toIsoDate(date) : '')}
+            dateFormat={user?.dateFormat}
+            anyDay
+          />
+        </span>
+      );
+    }
+    return <input {...common} type={c.kind === 'int' ? 'number' : 'text'} value={value} onChange={(e) => set(e.target.value)} />;
   };
 
   if (!prefs) return <p className="tasks-loading">{t('tasks.grid.loading')}</p>;

@@ -17,7 +17,8 @@ export default function TasksScreen() {
   return (
     <section className="screen tasks-screen" data-testid="screen-tasks">
       <ScreenHeader title={t('tasks.title')} />
-      <TabView activeIndex={tab} onTabChange={(e) => setTab(e.index)}>
+      {/* scrollable: on a phone the tabs that do not fit are reached with arrows. */}
+      <TabView activeIndex={tab} onTabChange={(e) => setTab(e.index)} scrollable>
         {TABS.map((key, i) => (
           <TabPanel key={key} header={t(`tasks.tabs.${key}`)} pt={{ headerAction: { 'data-testid': `tasks-tab-${key}` } as never }}>
             {i === 0 ? (

@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import i18n from '../../i18n';
 import {
   adjustmentDefaults,
   autoTaskName,
   balance,
   clampPage,
+  columnWidth,
+  DATETIME_COLUMN_WIDTH,
+  DEFAULT_COLUMN_WIDTH,
   defaultPrefs,
   filterText,
   moveColumn,
@@ -92,6 +96,11 @@ describe('column preferences', () => {
     expect(p.pageSize).toBe(20);
     expect(normalizePrefs('garbage')).toEqual(defaultPrefs());
   });
+  it('gives a date-and-time column room for the time and its date filter unless the user set a width', () => {
+    expect(columnWidth(defaultPrefs(), 'taskName')).toBe(DEFAULT_COLUMN_WIDTH);
+    expect(columnWidth(defaultPrefs(), 'createdOn')).toBe(DATETIME_COLUMN_WIDTH);
+    expect(columnWidth({ ...defaultPrefs(), widths: { createdOn: 90 } }, 'createdOn')).toBe(90);
+  });
   it('moves a dropped column to the target place', () => {
     expect(moveColumn(['a', 'b', 'c', 'd'], 'a', 'c')).toEqual(['b', 'c', 'a', 'd']);
     expect(moveColumn(['a', 'b', 'c', 'd'], 'd', 'b')).toEqual(['a', 'd', 'b', 'c']);
@@ -143,7 +152,11 @@ describe('editor', () => {
     expect(validAdjustmentAmount('abc')).toBe(false);
   });
 
-  it('names a task raised from the dashboard after its counts', () => {
-    expect(autoTaskName(2, 3)).toBe('Reconciliation Review (2T / 3X)');
+  // First user, second round, item 14: the generated name was English in every language.
+  it('names a task raised from the reconciliation details after its counts, in the language', async () => {
+    expect(autoTaskName(i18n.t, 2, 3)).toBe('Reconciliation Review (2T / 3X)');
+    await i18n.changeLanguage('sv');
+    expect(autoTaskName(i18n.t, 2, 3)).toBe('Avstämningsgranskning (2 bilj. / 3 trans.)');
+    await i18n.changeLanguage('en');
   });
 });

@@ -4,6 +4,7 @@
  * paging bounds, the column preferences kept per user, the id text fields and the balance and
  * adjustment defaults (spec 03 sections 2.2, 2.3, 5, 7.2, 9).
  */
+import type { TFunction } from 'i18next';
 import { fromCents, toCents } from '../../lib/decimal';
 
 export const PAGE_SIZES = [10, 20, 50] as const;
@@ -11,6 +12,8 @@ export const DEFAULT_PAGE_SIZE = 20;
 export const FILTER_DEBOUNCE_MS = 300;
 export const MIN_COLUMN_WIDTH = 50;
 export const DEFAULT_COLUMN_WIDTH = 120;
+/** A date and time (and its date filter, a picker in the user's format) needs more. */
+export const DATETIME_COLUMN_WIDTH = 160;
 /** The server-side preference key of the task grid. */
 export const PREFS_KEY = 'tasks.grid';
 
@@ -174,7 +177,7 @@ export function normalizePrefs(stored: unknown): GridPrefs {
 }
 
 export function columnWidth(prefs: GridPrefs, key: string): number {
-  return prefs.widths[key] ?? DEFAULT_COLUMN_WIDTH;
+  return prefs.widths[key] ?? (TASK_COLUMNS.find((c) => c.key === key)?.kind === 'datetime' ? DATETIME_COLUMN_WIDTH : DEFAULT_COLUMN_WIDTH);
 }
 
 /** The order after dropping `moved` on `target` (it takes the target's place). */
@@ -252,7 +255,11 @@ export function validAdjustmentAmount(text: string): boolean {
   return /^\d{1,18}(\.\d{1,2})?$/.test(text.trim()) && (toCents(text) ?? 0n) > 0n;
 }
 
-/** Spec 03 section 4: "Reconciliation Review (nT / nX)" for a task raised from the dashboard. */
-export function autoTaskName(tickets: number, transactions: number): string {
-  return `Reconciliation Review (${tickets}T / ${transactions}X)`;
+/**
+ * Spec 03 section 4: the name of a task raised from the reconciliation details, "Reconciliation
+ * Review (nT / nX)" in English, in the reader's language otherwise (tasks.autoName). The name is
+ * stored as it was proposed: a task keeps the language of the one who raised it.
+ */
+export function autoTaskName(t: TFunction, tickets: number, transactions: number): string {
+  return t('tasks.autoName', { tickets, transactions });
 }
