@@ -102,7 +102,8 @@ create trigger recon_match_member_follow after update on recon_match
 -- is what the record carries of the group's variance in sums over its side
 -- (the first record of each side all of it, the further ones none);
 -- amount_variance is the group's. Readers ask it for one record
--- (level, side, record_id), which each branch answers from its index.
+-- (level, side, record_id), which each branch answers from its index (a
+-- further record's level is read from its member row, whose index has it).
 create view recon_match_live as
     select m.level, 'left'::text as side, m.left_id as record_id, true as first, m.id, m.left_id, m.right_id, m.status, m.rule,
            m.amount_variance, m.amount_variance as variance_share, m.date_lag_days, m.reason, m.run_id, m.created_by, m.created_on
@@ -112,7 +113,7 @@ create view recon_match_live as
            m.amount_variance, m.amount_variance, m.date_lag_days, m.reason, m.run_id, m.created_by, m.created_on
     from recon_match m where m.undone_on is null
     union all
-    select m.level, mm.side, mm.record_id, false, m.id, m.left_id, m.right_id, m.status, m.rule,
+    select mm.level, mm.side, mm.record_id, false, m.id, m.left_id, m.right_id, m.status, m.rule,
            m.amount_variance, 0::numeric(20, 2), m.date_lag_days, m.reason, m.run_id, m.created_by, m.created_on
     from recon_match_member mm join recon_match m on m.id = mm.match_id
     where mm.live and m.undone_on is null;
@@ -291,14 +292,16 @@ create or replace function recon_transaction_day_moves_of(facts text, sign int) 
             v(settlement_currency, transactions, amount, matched, exact, gross, gross_n, fees, fees_n, net, settled, fx_amount, fx_cost, fx_n, fx_cost_n) $q$, sign, facts)
 $f$;
 
+-- A run's pairs and groups (recon_cand: weight 1 a group's first pair,
+-- weight 0 each further record of the grouped side, automatic splits).
 create or replace function recon_day_apply_run(level int) returns void language plpgsql as $f$
 begin
     if level = 1 then
         perform recon_day_apply_facts(1, $q$select l_date, l_cur, coalesce(payment_type, ''), coalesce(country_code, ''),
-            coalesce(provider_key, ''), status, variance, l_amount from recon_cand$q$);
+            coalesce(provider_key, ''), status, variance, l_amount from recon_cand where weight = 1$q$);
     elsif level = 2 then
         perform recon_day_apply_facts(2, $q$select l_date, l_cur, provider, r_cur, status, variance, l_amount, r_amount,
-            fees, settlement_net, 1 from recon_cand$q$);
+            fees, settlement_net, weight from recon_cand$q$);
     end if;
 end
 $f$;
@@ -344,8 +347,12 @@ end
 $f$;
 -- +goose StatementEnd
 
+-- (an automatic run adds its groups to the sums itself, as its pairs:
+-- ledgerdesk.recon_day_applied on)
 create trigger recon_day_member_insert after insert on recon_match_member
-    referencing new table as new_rows for each statement execute function recon_day_member_apply();
+    referencing new table as new_rows for each statement
+    when (coalesce(current_setting('ledgerdesk.recon_day_applied', true), '') <> 'on')
+    execute function recon_day_member_apply();
 
 -- +goose StatementBegin
 -- recon_follow as in 00018, for groups too: a record gone ends its group;

@@ -281,14 +281,15 @@ func (s *Service) waitRun(ctx context.Context, id int64, wait time.Duration) (*R
 // left record's currency), the date lag and the difference pairs are
 // ranked by (in USD across currencies); each pair keeps its records'
 // amounts, currencies, left date, provider and the level's carry columns,
-// for the day sums. A pair whose match a user undid is left out: undoing
-// says the pair is wrong. $1 is the level's widest date threshold, $2 the
+// for the day sums (weight 1: a record of its own, see
+// recon_day_apply_run). A pair whose match a user undid is left out:
+// undoing says the pair is wrong. $1 is the level's widest date threshold, $2 the
 // level, $3 its tolerance type. Formatted with the level's pairs and its
 // carry columns (as ", p.name").
 const candidatesSQL = `
 	create temp table recon_cand on commit drop as
 	select p.left_id, p.right_id, e.variance, e.lag, e.rank_diff, e.rule, e.status,
-	       p.l_amount, p.r_amount, p.l_cur, p.r_cur, p.l_date, p.provider_key%[2]s
+	       p.l_amount, p.r_amount, p.l_cur, p.r_cur, p.l_date, p.provider_key%[2]s, 1 as weight
 	from (%[1]s) p
 	left join recon_tolerance tol on tol.level = $3 and tol.provider_key = p.provider_key
 	cross join lateral recon_pair_eval(p.l_amount, p.r_amount, p.l_cur, p.r_cur, p.l_date, p.r_date,

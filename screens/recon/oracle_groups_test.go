@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -790,4 +791,105 @@ func (o *oracleRun) bookingOf(id int64) *oBooking {
 		}
 	}
 	panic(fmt.Sprint("no bank booking ", id))
+}
+
+// autoSplits is what an automatic run matches after its one-to-one rounds
+// where the level declares splits (recon.yaml): an unmatched record of the
+// anchor side with the 2 to max unmatched records of the other side
+// sharing its key whose dates lie within the level's widest date
+// tolerance of its own, when none of those records is wanted by another
+// such anchor, and their sum (one group evaluation) is inside the
+// tolerances; not a group whose first pair a user undid.
+func (m *oModel) autoSplits(level int) {
+	def := testDefinition.Levels[level-1]
+	if def.Splits == nil {
+		return
+	}
+	anchorLeft := def.Splits.Anchor == "left"
+	window := m.widestDays(level)
+	left, right := m.sides(level)
+	liveL, liveR := m.live(level)
+	anchors, others, liveA, liveO := left, right, liveL, liveR
+	if !anchorLeft {
+		anchors, others, liveA, liveO = right, left, liveR, liveL
+	}
+	pairs := map[int64][]*oSide{} // anchor id -> its unmatched key-mates in the window
+	for _, a := range anchors {
+		if a.key == "" || liveA[a.id] != nil {
+			continue
+		}
+		for _, o := range others {
+			if o.key == a.key && liveO[o.id] == nil && dayLag(a.date, o.date) <= window {
+				pairs[a.id] = append(pairs[a.id], o)
+			}
+		}
+	}
+	sized := map[int64]bool{}
+	wanted := map[int64]int{}
+	for id, os := range pairs {
+		if len(os) >= 2 && len(os) <= def.Splits.Max {
+			sized[id] = true
+			for _, o := range os {
+				wanted[o.id]++
+			}
+		}
+	}
+	undone := map[oPair]bool{}
+	for _, mt := range m.matches {
+		if mt.ended != "" {
+			undone[mt.pair()] = true
+		}
+	}
+	ids := make([]int64, 0, len(sized))
+	for id := range sized {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		os := pairs[id]
+		contested := false
+		for _, o := range os {
+			contested = contested || wanted[o.id] > 1
+		}
+		if contested {
+			m.cover("split groups left to the user (a record two anchors want)", 1)
+			continue
+		}
+		group := sideIDs(os)
+		slices.Sort(group)
+		lefts, rights := []int64{id}, group
+		if !anchorLeft {
+			lefts, rights = group, []int64{id}
+		}
+		_, _, e := m.evaluateGroup(level, lefts, rights)
+		if !e.inside {
+			continue
+		}
+		if undone[oPair{level, lefts[0], rights[0]}] {
+			m.cover("split groups not made again (their first pair undone)", 1)
+			continue
+		}
+		mt := &oMatch{level: level, lefts: lefts, rights: rights, status: e.status, rule: e.rule, variance: e.variance, lag: e.lag, by: "auto"}
+		m.add(mt)
+		m.cover("automatic split groups, level "+strconv.Itoa(level), 1)
+	}
+}
+
+// widestDays is the widest date tolerance of a level over its providers'
+// rows (the first row of each provider counts), as a run bounds its search.
+func (m *oModel) widestDays(level int) int {
+	widest := 0
+	for _, t := range m.tolerances {
+		if t.level != level {
+			continue
+		}
+		who := t.name
+		if t.actor != nil && *t.actor != "" {
+			who = *t.actor
+		}
+		if tol := m.toleranceOf(level, who); tol.days > widest {
+			widest = tol.days
+		}
+	}
+	return widest
 }

@@ -863,6 +863,7 @@ func (m *oModel) autoMatch(level int) {
 		mt.status, mt.rule, mt.variance, mt.lag, mt.by = c.e.status, c.e.rule, c.e.variance, c.e.lag, "auto"
 		m.add(mt)
 	}
+	m.autoSplits(level)
 }
 
 // touch re-evaluates the live matches of a record that was written
@@ -1399,6 +1400,12 @@ func (g *oGen) transactions() {
 		case g.r.IntN(8) == 0: // no ticket of its own
 			x.client, x.date, x.cur, x.amount = pickOf(g.r, "C1", "C2", fmt.Sprintf("91000000000%02d", 90+g.r.IntN(5))), g.day(),
 				pickOf(g.r, oracleCurrencies...), g.amount()
+		case g.r.IntN(10) == 0: // a ticket paid by two card payments (an automatic split)
+			t := g.m.tickets[g.r.IntN(len(g.m.tickets))]
+			part := roundCents(ratMul(t.amount, big.NewRat(int64(30+g.r.IntN(40)), 100)))
+			first := &oTxn{provider: x.provider, client: t.number, date: t.date + oDay(g.r.IntN(3)), cur: t.cur, amount: part}
+			g.m.txns = append(g.m.txns, first)
+			x.client, x.date, x.cur, x.amount = t.number, t.date+oDay(g.r.IntN(3)), t.cur, ratAdd(ratSub(t.amount, part), g.delta())
 		default:
 			t := g.m.tickets[g.r.IntN(len(g.m.tickets))]
 			x.client, x.date, x.cur = t.number, t.date+oDay(g.r.IntN(7)-3), t.cur
@@ -1457,6 +1464,11 @@ func (g *oGen) settlements() {
 				client = ""
 			}
 			gross := ratAdd(g.convert(x.amount, x.cur, x.date, p.cur, date), g.delta())
+			if g.r.IntN(10) == 0 { // settled in two parts (an automatic split)
+				part := roundCents(ratMul(gross, big.NewRat(int64(30+g.r.IntN(40)), 100)))
+				g.m.settlements = append(g.m.settlements, g.settlement(g.payoutFor(x.provider), client, date+oDay(g.r.IntN(2)), part))
+				gross = ratSub(gross, part)
+			}
 			g.m.settlements = append(g.m.settlements, g.settlement(p, client, date, gross))
 		}
 	}
@@ -1512,6 +1524,17 @@ func (g *oGen) bookings() {
 		cur := pickOf(g.r, oracleCurrencies...)
 		g.m.bookings = append(g.m.bookings, &oBooking{account: "ACC-" + cur, date: g.day(), cur: cur, provider: g.variant(pickOf(g.r, oracleProviders...)),
 			amountLocal: g.amount(), status: "Processed"})
+	}
+	// a booking paying two payouts of a provider and currency (an automatic split)
+	ps := g.m.payouts()
+	for i := g.r.IntN(3); i > 0 && len(ps) > 1; i-- {
+		a, b := ps[g.r.IntN(len(ps))], ps[g.r.IntN(len(ps))]
+		if a == b || len(a.curs) != 1 || len(b.curs) != 1 || a.curs[0] != b.curs[0] || !strings.EqualFold(a.provider, b.provider) {
+			continue
+		}
+		total := ratAdd(ratAdd(a.total, b.total), g.delta())
+		g.m.bookings = append(g.m.bookings, &oBooking{account: "ACC-" + a.curs[0], date: max(a.latest, b.latest) + oDay(g.r.IntN(2)),
+			cur: a.curs[0], provider: g.variant(a.provider), reco: total, amountLocal: total, status: "Processed"})
 	}
 }
 

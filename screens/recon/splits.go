@@ -17,8 +17,9 @@ import (
 // anchors want is left to the user, and so are both anchors; a group whose
 // first pair a user undid is not made again. $1 is the level, $2 its
 // tolerance type, $3 Max. Formatted with the anchor's source, the other's,
-// the group's first left and right ids, the tolerance side's alias and the
-// pair's amounts, currencies and dates.
+// the group's first left and right ids, the tolerance side's alias, the
+// pair's amounts, currencies and dates, and the group's first pair as a
+// run's candidates name it (l_amount ... l_date and the carry columns).
 const splitsSQL = `
 	create temp table recon_split on commit drop as
 	with n as (
@@ -34,8 +35,8 @@ const splitsSQL = `
 		from recon_split_pairs c join ok using (anchor_id) join %[2]s o on o.id = c.other_id
 		group by c.anchor_id
 	)
-	select s.anchor_id, s.others, e.variance, e.lag, e.rule, e.status,
-	       %[3]s as left_id, %[4]s as right_id
+	select s.anchor_id, s.others, %[3]s as left_id, %[4]s as right_id,
+	       e.variance, e.lag, e.rank_diff, e.rule, e.status, %[7]s, %[5]s.provider_key%[8]s
 	from s join %[1]s a on a.id = s.anchor_id
 	join %[2]s f on f.id = s.others[1]
 	left join recon_tolerance tol on tol.level = $2 and tol.provider_key = %[5]s.provider_key
@@ -67,7 +68,40 @@ func splits(l *Level) string {
 	if l.Tolerance.Side != anchor {
 		tol = "f"
 	}
-	return fmt.Sprintf(splitsSQL, l.side(anchor).Source, l.side(other).Source, leftID, rightID, tol, pair)
+	// the group's first pair as a run's candidate names it (the report sums
+	// add the further records apart: splitFactsSQL)
+	names := `a.amount as l_amount, f.amount as r_amount, a.currency as l_cur, f.currency as r_cur, a.date as l_date`
+	if anchor == "right" {
+		names = `f.amount as l_amount, a.amount as r_amount, f.currency as l_cur, a.currency as r_cur, f.date as l_date`
+	}
+	return fmt.Sprintf(splitsSQL, l.side(anchor).Source, l.side(other).Source, leftID, rightID, tol, pair, names, carryOf(l, "a", "f"))
+}
+
+// carryOf is the level's carry columns of the records aliased left and
+// right (", x.col ...").
+func carryOf(l *Level, left, right string) string {
+	var b strings.Builder
+	for _, c := range l.Carry {
+		prefix, col, _ := strings.Cut(c, ".")
+		alias := right
+		if prefix == "l" {
+			alias = left
+		}
+		fmt.Fprintf(&b, ", %s.%s", alias, col)
+	}
+	return b.String()
+}
+
+// splitFactsSQL adds to recon_cand (the groups' first pairs, weight 1) the
+// further records of each group whose anchor is its left record: weight 0,
+// no amount of the left side, the record's own right-side amount and
+// carry, so the level's afterRun adds each as the match triggers would.
+func splitFactsSQL(l *Level) string {
+	return fmt.Sprintf(`insert into recon_cand
+		select s.anchor_id, s.others, s.left_id, s.right_id, null, s.lag, null, s.rule, s.status,
+		       0, o.amount, s.l_cur, s.r_cur, s.l_date, s.provider_key%s, 0
+		from recon_split s join %s a on a.id = s.anchor_id cross join unnest(s.others[2:]) x join %s o on o.id = x`,
+		carryOf(l, "a", "o"), l.Left.Source, l.Right.Source)
 }
 
 // splitPairs is splitPairsSQL for level l.
@@ -76,28 +110,29 @@ func splitPairs(l *Level) string {
 	from := fmt.Sprintf(`%s a join %s o on %s`, l.side(anchor).Source, l.side(other).Source, keyEqual(l, "a", "o"))
 	if l.Window == "key" {
 		// only the keys the other side holds more than once (splitKeysSQL)
-		from = fmt.Sprintf(`recon_split_keys k join %s a on %s join %s o on %s`, l.side(anchor).Source, keyEqual(l, "k", "a"),
-			l.side(other).Source, keyEqual(l, "k", "o"))
+		from = fmt.Sprintf(`recon_split_keys k join %[1]s a on a.%[3]s = k.%[3]s join %[2]s o on o.%[3]s = k.%[3]s and %[4]s`,
+			l.side(anchor).Source, l.side(other).Source, l.Key[0], keyEqual(l, "a", "o"))
 	}
 	return fmt.Sprintf(splitPairsSQL, from, openSQL(l, anchor, "a"), openSQL(l, other, "o"))
 }
 
-// splitKeysSQL lists, for a level paired by key, the keys the other side
-// of its splits holds more than once: only those can split, so the
+// splitKeysSQL lists, for a level paired by key, the values of its key's
+// first column the other side of its splits holds more than once (a
+// superset of the keys it holds more than once, read along the column's
+// index): only those can split, so the
 // search looks up the matches of the few records of those keys, not of a
 // million (1M records: 0.3 s for this, instead of 1.8 s for the search
 // over every record). A table of its own, analyzed, so the search's plan
 // knows how few they are.
 func splitKeysSQL(l *Level) string {
-	cols := strings.Join(l.Key, ", ")
 	return fmt.Sprintf(`create temp table recon_split_keys on commit drop as
-		select %[1]s from %[2]s group by %[1]s having count(*) > 1`, cols, l.side(other(l.Splits.Anchor)).Source)
+		select %[1]s from %[2]s group by %[1]s having count(*) > 1`, l.Key[0], l.side(other(l.Splits.Anchor)).Source)
 }
 
 // matchSplits matches the groups splitsSQL finds, after the rounds: each
-// group's first records as its match (the day sums' triggers add them and
-// then its further records, as for a group made by hand), the rest as its
-// members. It adds what it matched to c.
+// group's first records as its match, the rest as its members, added to
+// the report sums by the level's afterRun (or else by the triggers, as for
+// a group made by hand). It adds what it matched to c.
 func matchSplits(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string, maxLag int, c *matchCounts, took *steps) error {
 	if l.Splits == nil {
 		return nil
@@ -131,6 +166,16 @@ func matchSplits(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor st
 		return fmt.Errorf("splits: %w", err)
 	}
 	took.done("splitGroups")
+	// A level whose run adds its own pairs to the report sums (afterRun)
+	// adds its groups the same way, each a row of its anchor with the sums
+	// of the rest: the triggers would join tens of thousands of new matches
+	// and members back to their records.
+	direct := l.AfterRun != "" && l.Splits.Anchor == "left"
+	if direct {
+		if _, err := tx.Exec(ctx, `select set_config('ledgerdesk.recon_day_applied', 'on', true)`); err != nil {
+			return err
+		}
+	}
 	var matched, partial, extra int
 	err := tx.QueryRow(ctx, `
 		with ins as (
@@ -154,6 +199,19 @@ func matchSplits(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor st
 		cross join unnest(s.others[2:]) x
 		order by m.id, x`, other(l.Splits.Anchor), l.Splits.Anchor), l.N); err != nil {
 		return fmt.Errorf("split members: %w", err)
+	}
+	if direct {
+		for _, sql := range []string{`select set_config('ledgerdesk.recon_day_applied', 'off', true)`,
+			`drop table recon_cand`, `create temp table recon_cand on commit drop as select *, 1 as weight from recon_split`, splitFactsSQL(l),
+			fmt.Sprintf(`select %s($1)`, l.AfterRun)} {
+			var args []any
+			if strings.Contains(sql, "$1") {
+				args = []any{l.N}
+			}
+			if _, err := tx.Exec(ctx, sql, args...); err != nil {
+				return fmt.Errorf("split day sums: %w", err)
+			}
+		}
 	}
 	c.matched += matched
 	c.partial += partial
