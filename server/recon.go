@@ -422,11 +422,11 @@ func (h *reconHandlers) candidates(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var f recon.Filters
-	if err := decode(c, &f); err != nil {
+	var req recon.CandidatesRequest
+	if err := decode(c, &req); err != nil {
 		return err
 	}
-	cands, err := h.recon.Candidates(c.Context(), l, f)
+	cands, err := h.recon.Candidates(c.Context(), l, req)
 	if err != nil {
 		return err
 	}

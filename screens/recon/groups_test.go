@@ -1,6 +1,7 @@
 package recon
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -82,7 +83,7 @@ func TestGroupTwoTicketsOneTransaction(t *testing.T) {
 		from recon_ticket_lookup('2026-09-01', '2026-09-30', null, null, null) order by id`, m.ID),
 		"1250000000001|1|0.00|t", "1250000000002|1|0.00|t")
 	f.daySumsFresh("after the group")
-	c, err := f.svc.Candidates(f.ctx, l, Filters{FromDate: "2026-08-01", ToDate: "2026-09-30"})
+	c, err := f.svc.Candidates(f.ctx, l, CandidatesRequest{Filters: Filters{FromDate: "2026-08-01", ToDate: "2026-09-30"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,4 +390,54 @@ func (f *fixture) autoNow(l *Level) *Run {
 		f.t.Errorf("auto %s: run counts %d and %d unmatched, there are %d and %d", l.Slug, r.LeftUnmatched, r.RightUnmatched, left, right)
 	}
 	return r
+}
+
+// TestCandidatesNearTheTicks: with a ticket of 100.00 ticked and a payment
+// of 60.00 for it, the transactions that close the group come first: those
+// sharing the ticket's number, then by how far each is from the 40.00
+// still lacking; "sums to the difference" keeps those within the amount
+// tolerance of it (and the ticked ones).
+func TestCandidatesNearTheTicks(t *testing.T) {
+	f := newFixture(t)
+	l := Levels[0]
+	f.tolerance("Nuvei", 1, "0.50", 2, "")
+	tk := f.ticket("1250000000041", "100.00", "USD", "2026-09-01")
+	part := f.transaction("1250000000041", "Nuvei", "60.00", "USD", "2026-09-01")
+	rest := f.transaction("1250000000041", "Nuvei", "39.80", "USD", "2026-09-02")
+	close := f.transaction("1250000000099", "Nuvei", "40.10", "USD", "2026-09-01")
+	far := f.transaction("1250000000098", "Nuvei", "75.00", "USD", "2026-09-01")
+	other := f.transaction("1250000000097", "Nuvei", "40.00", "EUR", "2026-09-01")
+	req := CandidatesRequest{Filters: Filters{FromDate: "2026-09-01", ToDate: "2026-09-30"}, Near: &Near{LeftIDs: []int64{tk}, RightIDs: []int64{part}}}
+	c, err := f.svc.Candidates(f.ctx, l, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal(c.Item2, &rows); err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, r := range rows {
+		order = append(order, fmt.Sprintf("%v|%v|%v", r["id"], r["SameReference"], r["AmountGap"]))
+	}
+	want := []string{
+		// the ticket's number first: the rest of the payment, then the ticked part (20.00 over)
+		fmt.Sprintf("%d|true|0.2", rest), fmt.Sprintf("%d|true|20", part),
+		fmt.Sprintf("%d|false|0.1", close), fmt.Sprintf("%d|false|35", far), fmt.Sprintf("%d|false|<nil>", other), // EUR: last
+	}
+	equalRows(t, "ranked transactions", order, want...)
+	req.Near.SumsTo = true
+	if c, err = f.svc.Candidates(f.ctx, l, req); err != nil {
+		t.Fatal(err)
+	}
+	rows = nil
+	if err := json.Unmarshal(c.Item2, &rows); err != nil {
+		t.Fatal(err)
+	}
+	order = nil
+	for _, r := range rows {
+		order = append(order, fmt.Sprint(r["id"]))
+	}
+	// within the 0.50 tolerance of the 40.00 lacking, and the ticked part
+	equalRows(t, "sums to the difference", order, fmt.Sprint(rest), fmt.Sprint(part), fmt.Sprint(close))
 }

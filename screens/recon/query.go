@@ -25,27 +25,105 @@ type Candidates struct {
 	Limit      int             `json:"limit"`
 }
 
+// Near are the records a user has ticked in the manual dialog: the other
+// records of each side are then ranked by how close they come to closing
+// the group (issue: candidates that help).
+type Near struct {
+	LeftIDs  []int64 `json:"leftIds"`
+	RightIDs []int64 `json:"rightIds"`
+	// SumsTo keeps only the records whose amount is what the group still
+	// lacks, within the level's widest amount tolerance (the ticked ones
+	// stay listed).
+	SumsTo bool `json:"sumsTo"`
+}
+
+// CandidatesRequest is the dialog's filters and, optionally, its ticks.
+type CandidatesRequest struct {
+	Filters
+	Near *Near `json:"near"`
+}
+
 // Candidates lists what a manual match of level l can choose from: item1
-// the side the level's dialog shows first, item2 the other.
-func (s *Service) Candidates(ctx context.Context, l *Level, f Filters) (*Candidates, error) {
+// the side the level's dialog shows first, item2 the other, by id; with
+// ticks (near), each side's records closest to closing the group first:
+// sharing a reference with a ticked record of the other side, then by how
+// far their amount is from what the group lacks on that side (in its
+// currency; other currencies last), then by days from the ticked records'
+// latest date. Each row then says so: SameReference, AmountGap.
+func (s *Service) Candidates(ctx context.Context, l *Level, req CandidatesRequest) (*Candidates, error) {
+	f := req.Filters
 	if err := f.Check(); err != nil {
 		return nil, err
 	}
+	near := req.Near
+	if near != nil {
+		for _, side := range []struct {
+			ids   []int64
+			field string
+		}{{near.LeftIDs, "near.leftIds"}, {near.RightIDs, "near.rightIds"}} {
+			if len(side.ids) == 0 {
+				continue
+			}
+			if err := checkIDs(side.ids, side.field); err != nil {
+				return nil, err
+			}
+		}
+	}
 	out := &Candidates{Limit: CandidateLimit}
-	args := []any{f.FromDate, f.ToDate, nullList(f.Currency), nullList(f.Provider), nullText(f.ClientUniqueID)}
 	for i, which := range []string{l.Dialog, other(l.Dialog)} {
 		items, total := &out.Item1, &out.Item1Total
 		if i == 1 {
 			items, total = &out.Item2, &out.Item2Total
 		}
-		sql := fmt.Sprintf(filterSQL+` select coalesce(json_agg(to_jsonb(r) - 'id__' - 'n__' - 'total__' order by r.n__), '[]'), coalesce(max(r.total__), 0)::int from (
-			select c.*, row_number() over (order by c.id__) as n__, count(*) over () as total__ from (%s) c order by c.id__ limit %d) r`,
-			candidatesOfSQL(l, which), CandidateLimit)
+		args := []any{f.FromDate, f.ToDate, nullList(f.Currency), nullList(f.Provider), nullText(f.ClientUniqueID)}
+		rows, order := candidatesOfSQL(l, which), `c.id__`
+		if near != nil {
+			own, theirs := near.LeftIDs, near.RightIDs
+			if which == "right" {
+				own, theirs = near.RightIDs, near.LeftIDs
+			}
+			if len(theirs) > 0 {
+				rows = nearSQL(l, which, rows, near.SumsTo)
+				order = `c."SameReference" desc, c."AmountGap" nulls last, c.days__ nulls last, c.id__`
+				args = append(args, own, theirs)
+				if near.SumsTo {
+					args = append(args, l.toleranceType())
+				}
+			}
+		}
+		sql := fmt.Sprintf(filterSQL+` select coalesce(json_agg(to_jsonb(r) - 'id__' - 'n__' - 'total__' - 'days__' order by r.n__), '[]'), coalesce(max(r.total__), 0)::int from (
+			select c.*, row_number() over (order by %[3]s) as n__, count(*) over () as total__ from (%[1]s) c order by %[3]s limit %[2]d) r`,
+			rows, CandidateLimit, order)
 		if err := s.pool.QueryRow(ctx, sql, args...).Scan(items, total); err != nil {
 			return nil, fmt.Errorf("candidates %s %s: %w", l.Slug, which, err)
 		}
 	}
 	return out, nil
+}
+
+// nearSQL ranks the candidates rows of side which against the ticks: $6
+// the side's own ticked ids, $7 the other side's, $8 (sumsTo only) the
+// level's tolerance type. What the group lacks on this side is the other side's ticked sum
+// less this side's (in the other side's currency, when one).
+func nearSQL(l *Level, which, rows string, sumsTo bool) string {
+	me, them := l.side(which), l.side(other(which))
+	sql := fmt.Sprintf(`
+		select c.*, s.ref = any (n.refs) as "SameReference",
+		       case when s.currency = n.currency then abs(s.amount - n.lacks) end as "AmountGap",
+		       abs(s.date - n.latest) as days__
+		from (%[1]s) c
+		join %[2]s s on s.id = c.id__
+		cross join (
+			select t.refs, t.currency, t.latest, t.total - coalesce((select sum(o.amount) from %[2]s o where o.id = any ($6)), 0) as lacks
+			from (select array_agg(t.ref) as refs, max(t.date) as latest, sum(t.amount) as total,
+			             case when count(distinct t.currency) = 1 then min(t.currency) end as currency
+			      from %[3]s t where t.id = any ($7)) t) n`, rows, me.Source, them.Source)
+	if sumsTo {
+		sql = fmt.Sprintf(`select * from (%s) c
+			where c.id__ = any ($6)
+			   or c."AmountGap" <= coalesce((select max(amount_threshold) from recon_tolerance where level = $8), 0)`, sql)
+	}
+	return sql
 }
 
 // DetailRequest names a report row whose records the details dialog shows
