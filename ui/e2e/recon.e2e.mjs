@@ -1,7 +1,8 @@
 // Browser test of the reconciliation dashboard (dashboard/bank-settlement) on the demo data set:
 // filters and their messages, tabs restored on reload, the bolt button's automatic run on each
 // level with the row colours changing, a manual match and its undo, the details with Create
-// Task, a manual match of two tickets and one transaction as one group, the chain of a bank
+// Task, the manual dialog's Closest first ranking the transactions near a ticked ticket, a
+// manual match of two tickets and one transaction as one group, the chain of a bank
 // booking with why a record did not match, and screenshots in English and Swedish. The runner passes LEDGERDESK_BIN and DATABASE_URL: the script loads the demo set
 // with `ledgerdesk demo --load` (SKIP_DEMO=1 when the server already has it).
 //   BASE_URL=http://127.0.0.1:8080 ADMIN_PASSWORD=... SKIP_DEMO=1 node e2e/recon.e2e.mjs
@@ -322,6 +323,55 @@ async function main() {
       await byTestId(page, 'details-close').click();
       await byTestId(page, 'details-dialog').waitFor({ state: 'detached' });
       await clearToasts(page);
+    });
+
+    await check('manual reconcile on tab 1: Closest first puts the transaction of a ticked ticket\'s number first, with the badge; off restores the plain list', async () => {
+      const [candidates] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/recon/ticket-transaction/candidates')).then((r) => r.json()),
+        byTestId(page, 'recon-manual-0').click(),
+      ]);
+      const { item1: tickets, item2: transactions } = candidates.data;
+      // A ticket on screen with a transaction of its number among the candidates (the demo has one for most).
+      const numbers = new Set(transactions.map((x) => x.ClientUniqueID));
+      const index = tickets.slice(0, 20).findIndex((x) => numbers.has(x.ticket_number));
+      assert(index >= 0, 'no ticket on screen with a transaction of its number');
+      const number = tickets[index].ticket_number;
+      const grid2 = byTestId(page, 'manual-grid-item2');
+      const firstRow = grid2.locator('.rdg-row[aria-rowindex="2"]');
+      await byTestId(page, 'manual-grid-item1').locator('.rdg-row').first().waitFor();
+      await byTestId(page, 'manual-grid-item1').locator(`.rdg-row[aria-rowindex="${index + 2}"] .rdg-cell`).nth(2).click();
+      await byTestId(page, 'manual-chosen-item1').waitFor();
+      const [ranked] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/recon/ticket-transaction/candidates') && (r.request().postData() ?? '').includes('"near"')),
+        byTestId(page, 'manual-closest').click(),
+      ]);
+      const near = JSON.parse(ranked.request().postData()).near;
+      assert(JSON.stringify(near) === JSON.stringify({ leftIds: [tickets[index].id], rightIds: [] }), `near ${JSON.stringify(near)}`);
+      const first = (await ranked.json()).data.item2[0];
+      assert(first?.ClientUniqueID === number && first.SameReference === true, `first ranked transaction ${JSON.stringify(first)} for ticket ${number}`);
+      await page.locator('[data-testid="manual-near-state"][data-state="done"]').waitFor({ state: 'attached' });
+      await firstRow.locator(`[data-testid="manual-grid-item2-near-${first.id}-ref"]`).waitFor();
+      assert((await firstRow.textContent()).includes(number), `the first transaction row does not show ${number}`);
+      assert(await byTestId(page, `manual-grid-item1-tick-${tickets[index].id}`).isChecked(), 'the ticket lost its tick');
+      await shot(page, 'recon-manual-closest-en');
+      // Sums to the difference: only transactions in the ticket's currency within the tolerance of it.
+      const [narrowed] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/recon/ticket-transaction/candidates') && (r.request().postData() ?? '').includes('"sumsTo":true')),
+        byTestId(page, 'manual-sums-to').click(),
+      ]);
+      const kept = (await narrowed.json()).data.item2;
+      assert(kept.every((x) => x.AmountGap !== null), `sumsTo kept a transaction in another currency: ${JSON.stringify(kept)}`);
+      await page.locator('[data-testid="manual-near-state"][data-state="done"]').waitFor({ state: 'attached' });
+      await page.waitForFunction((n) => document.querySelectorAll('[data-testid="manual-grid-item2"] .rdg-row').length === n, kept.length);
+      if (kept.length === 0) await byTestId(page, 'manual-near-state').locator('span', { hasText: en.recon.manual.near.noneWithin }).waitFor();
+      await shot(page, 'recon-manual-sums-to-en');
+      await byTestId(page, 'manual-sums-to').click();
+      await byTestId(page, 'manual-closest').click();
+      await page.locator('[data-testid="manual-near-state"][data-state="off"]').waitFor({ state: 'attached' });
+      await firstRow.locator(`[data-testid="manual-grid-item2-tick-${transactions[0].id}"]`).waitFor();
+      assert((await grid2.locator('[data-testid$="-ref"]').count()) === 0, 'badges left after Closest first went off');
+      await byTestId(page, 'manual-cancel').click();
+      await byTestId(page, 'manual-dialog').waitFor({ state: 'detached' });
     });
 
     await check('manual reconcile on tab 1: two tickets and one transaction ticked, their sums shown, matched as one group', async () => {

@@ -7,21 +7,30 @@
  * Success closes the dialog and the tab reloads; a failure keeps it open with the server's text.
  * A group the server would refuse without force (its evaluation says so, or the match call is
  * refused with field `force`) can be matched anyway, with a reason the server requires.
+ *
+ * Above the grids two switches rank the lists near the ticks: "Closest first" and "Sums to the
+ * difference" (only with something ticked). Either on, with ticks, asks the candidates again with
+ * them (`near`) once the ticking pauses, and the lists follow the server's order; both off show
+ * the first, plain lists again. The lists never re-order while both are off, so no row moves
+ * under the pointer unasked. Ticks are kept by id across lists, and a ticked record a list
+ * lacks (left out by sumsTo, or beyond the limit) is listed first, so it stays ticked, summed
+ * and can be unticked.
  */
-import { useEffect, useId, useMemo, useRef, useState, type Ref } from 'react';
+import { useEffect, useId, useMemo, useRef, useState, type ReactNode, type Ref } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
 import { Dialog } from 'primereact/dialog';
 import { Button } from 'primereact/button';
+import { InputSwitch } from 'primereact/inputswitch';
 import { InputTextarea } from 'primereact/inputtextarea';
 import { Message } from 'primereact/message';
 import { ApiError } from '../../api/client';
 import { useToast } from '../../shell/toast';
 import type { Row } from '../../engine/types';
-import { dialogSides, errorText, matchBody, reconApi, type Candidates, type LevelDef, type LevelSide } from './recon';
+import { dialogSides, errorText, isRanked, matchBody, reconApi, type Candidates, type LevelDef, type LevelSide, type Near } from './recon';
 import { keyOf, RecordGrid } from './RecordGrid';
 import { GroupSummary } from './GroupSummary';
-import { useGroupEvaluation } from './useGroupEvaluation';
+import { EVALUATE_DELAY_MS, useGroupEvaluation } from './useGroupEvaluation';
 
 export const MANUAL_GRID_HEIGHT = 550;
 /** The longest reason a forced match takes (the server's limit). */
@@ -47,6 +56,56 @@ const NOTHING_PICKED: Picked = { item1: [], item2: [] };
 export function toggled(rows: readonly Row[], row: Row): Row[] {
   const key = keyOf(row);
   return rows.some((r) => keyOf(r) === key) ? rows.filter((r) => keyOf(r) !== key) : [...rows, row];
+}
+
+/** A side's rows as listed: the ticked ones the list lacks first, then the list in its order. */
+export function withTicked(rows: readonly Row[], picked: readonly Row[]): Row[] {
+  const listed = new Set(rows.map(keyOf));
+  const missing = picked.filter((row) => !listed.has(keyOf(row)));
+  return missing.length === 0 ? (rows as Row[]) : [...missing, ...rows];
+}
+
+/** The candidates ranked near the ticks: nothing asked (off), being asked, or the answer. */
+export type Ranked =
+  | { state: 'off' }
+  /** `data` is the last ranked answer, still shown until this one comes (null: the plain lists). */
+  | { state: 'pending'; data: Candidates | null }
+  | { state: 'done'; data: Candidates }
+  | { state: 'failed'; error: unknown; data: Candidates | null };
+
+/**
+ * The candidates of the level ranked near `near` (null: not ranking), asked once the ticking has
+ * paused for EVALUATE_DELAY_MS like the evaluation. Only the answer for the ticks of now counts;
+ * until it comes the last ranked lists stay, so the rows move once, not on every click.
+ */
+export function useRankedCandidates(slug: string, filtersKey: string, near: Near | null): Ranked {
+  const key = near ? JSON.stringify({ slug, filtersKey, near }) : null;
+  const [answer, setAnswer] = useState<{ key: string; data: Candidates | null; error?: unknown } | null>(null);
+
+  useEffect(() => {
+    if (key === null) {
+      // Ranking off: a later ranking starts from the plain lists, not from this one's last answer.
+      setAnswer(null);
+      return undefined;
+    }
+    let current = true;
+    const asked = JSON.parse(key) as { slug: string; filtersKey: string; near: Near };
+    const timer = setTimeout(() => {
+      reconApi.candidates(asked.slug, JSON.parse(asked.filtersKey) as Record<string, unknown>, asked.near).then(
+        (data) => current && setAnswer({ key, data }),
+        (error: unknown) => current && setAnswer((last) => ({ key, data: last?.data ?? null, error })),
+      );
+    }, EVALUATE_DELAY_MS);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [key]);
+
+  if (key === null) return { state: 'off' };
+  if (answer?.key !== key) return { state: 'pending', data: answer?.data ?? null };
+  if ('error' in answer) return { state: 'failed', error: answer.error, data: answer.data };
+  return { state: 'done', data: answer.data! };
 }
 
 /** The group refusals a reason overrides, whether or not the server names field `force` with them. */
@@ -83,9 +142,24 @@ export function ManualReconcileDialog({
   const [forceOffer, setForceOffer] = useState<boolean>(false);
   const [reason, setReason] = useState('');
   const [reasonTouched, setReasonTouched] = useState(false);
+  const [closest, setClosest] = useState(false);
+  const [sumsTo, setSumsTo] = useState(false);
   const reasonRef = useRef<HTMLTextAreaElement>(null);
   const filtersKey = JSON.stringify(filters);
-  const evaluation = useGroupEvaluation(level.slug, matchBody(level, picked.item1, picked.item2), visible);
+  const ids = matchBody(level, picked.item1, picked.item2);
+  const evaluation = useGroupEvaluation(level.slug, ids, visible);
+  const anyTicked = picked.item1.length > 0 || picked.item2.length > 0;
+  const near: Near | null = visible && anyTicked && (closest || sumsTo) ? { ...ids, ...(sumsTo ? { sumsTo: true } : {}) } : null;
+  const ranked = useRankedCandidates(level.slug, filtersKey, near);
+  const shown = ranked.state === 'off' ? data : (ranked.data ?? data);
+  // Sums to the difference left a side ranked against the other's ticks with nothing but its own ticks.
+  const noneWithin =
+    sumsTo &&
+    ranked.state === 'done' &&
+    (['item1', 'item2'] as const).some((slot) => {
+      const mine = new Set(picked[slot].map(keyOf));
+      return picked[slot === 'item1' ? 'item2' : 'item1'].length > 0 && ranked.data[slot].every((row) => mine.has(keyOf(row)));
+    });
   // The server would refuse the group without force: Reconcile becomes Match anyway, with a reason.
   const forceNeeded = forceOffer || (evaluation.state === 'done' && evaluation.data.refusal !== null);
 
@@ -99,6 +173,8 @@ export function ManualReconcileDialog({
     setForceOffer(false);
     setReason('');
     setReasonTouched(false);
+    setClosest(false);
+    setSumsTo(false);
     reconApi.candidates(level.slug, JSON.parse(filtersKey) as Record<string, unknown>).then(
       (answer) => alive && setData(answer),
       (err: unknown) => {
@@ -112,6 +188,11 @@ export function ManualReconcileDialog({
       alive = false;
     };
   }, [visible, level.slug, filtersKey, t, toast]);
+
+  // "Sums to the difference" means nothing without a tick: it goes off with the last one.
+  useEffect(() => {
+    if (!anyTicked) setSumsTo(false);
+  }, [anyTicked]);
 
   const toggle = (slot: Slot, row: Row) => {
     setPicked((p) => ({ ...p, [slot]: toggled(p[slot], row) }));
@@ -181,15 +262,17 @@ export function ManualReconcileDialog({
       data-testid="manual-dialog"
     >
       {loadError && <Message severity="error" text={loadError} className="recon-dialog__message" />}
+      <NearToolbar closest={closest} sumsTo={sumsTo} anyTicked={anyTicked} ranked={ranked} noneWithin={noneWithin} onClosest={setClosest} onSumsTo={setSumsTo} />
       <div className="recon-dialog__pair">
         {(['item1', 'item2'] as const).map((slot) => (
           <PickSide
             key={slot}
             slot={slot}
             side={sides[slot]}
-            rows={data?.[slot] ?? null}
-            total={data?.[`${slot}Total`] ?? 0}
+            rows={shown?.[slot] ?? null}
+            total={shown?.[`${slot}Total`] ?? 0}
             picked={picked[slot]}
+            sumsTo={sumsTo}
             onToggle={(row) => toggle(slot, row)}
           />
         ))}
@@ -205,10 +288,76 @@ export function ManualReconcileDialog({
   );
 }
 
+/** The two switches that rank the lists near the ticks, and how the ranking stands. */
+function NearToolbar({
+  closest,
+  sumsTo,
+  anyTicked,
+  ranked,
+  noneWithin,
+  onClosest,
+  onSumsTo,
+}: {
+  closest: boolean;
+  sumsTo: boolean;
+  anyTicked: boolean;
+  ranked: Ranked;
+  /** A list narrowed by sumsTo kept nothing to add: said, not left as an empty grid. */
+  noneWithin: boolean;
+  onClosest(on: boolean): void;
+  onSumsTo(on: boolean): void;
+}) {
+  const { t } = useTranslation();
+  const closestId = useId();
+  const sumsToId = useId();
+  let status: ReactNode = null;
+  if (ranked.state === 'pending') status = <span className="muted">{t('recon.manual.near.ranking')}</span>;
+  else if (ranked.state === 'failed') status = <span className="recon-dialog__near-failed">{errorText(ranked.error, t, 'recon.manual.near.failed')}</span>;
+  else if (noneWithin) status = <span className="muted">{t('recon.manual.near.noneWithin')}</span>;
+  else if (ranked.state === 'off' && closest && !anyTicked) status = <span className="muted">{t('recon.manual.near.tickFirst')}</span>;
+  return (
+    <div className="recon-dialog__toolbar" data-testid="manual-near">
+      <span className="recon-dialog__switch">
+        <InputSwitch inputId={closestId} checked={closest} onChange={(e) => onClosest(!!e.value)} data-testid="manual-closest" />
+        <label htmlFor={closestId}>{t('recon.manual.near.closest')}</label>
+      </span>
+      <span className="recon-dialog__switch" title={anyTicked ? undefined : t('recon.manual.near.sumsToNeedsTick')}>
+        <InputSwitch inputId={sumsToId} checked={sumsTo} disabled={!anyTicked} onChange={(e) => onSumsTo(!!e.value)} data-testid="manual-sums-to" />
+        <label htmlFor={sumsToId} className={anyTicked ? undefined : 'muted'}>
+          {t('recon.manual.near.sumsTo')}
+        </label>
+      </span>
+      <span className="recon-dialog__near-state" role="status" data-testid="manual-near-state" data-state={ranked.state}>
+        {status}
+      </span>
+    </div>
+  );
+}
+
 /** One side's grid with its name, its count, and what is ticked in it. */
-function PickSide({ slot, side, rows, total, picked, onToggle }: { slot: Slot; side: LevelSide; rows: Row[] | null; total: number; picked: readonly Row[]; onToggle(row: Row): void }) {
+function PickSide({
+  slot,
+  side,
+  rows,
+  total,
+  picked,
+  sumsTo,
+  onToggle,
+}: {
+  slot: Slot;
+  side: LevelSide;
+  rows: Row[] | null;
+  total: number;
+  picked: readonly Row[];
+  sumsTo: boolean;
+  onToggle(row: Row): void;
+}) {
   const { t } = useTranslation();
   const selectedIds = useMemo(() => new Set(picked.map(keyOf)), [picked]);
+  const listed = useMemo(() => withTicked(rows ?? [], picked), [rows, picked]);
+  // The side came back ranked (its other side has ticks): the grid shows the markers.
+  const isRankedSide = useMemo(() => (rows ?? []).some(isRanked), [rows]);
+  const ranking = useMemo(() => (isRankedSide ? { sumsTo } : undefined), [isRankedSide, sumsTo]);
   const count = rows === null ? t('grid.loading') : total > rows.length ? t('recon.manual.countCapped', { shown: rows.length, total }) : t('recon.manual.count', { count: total });
   const [first] = picked;
   return (
@@ -222,7 +371,15 @@ function PickSide({ slot, side, rows, total, picked, onToggle }: { slot: Slot; s
           </span>
         )}
       </h3>
-      <RecordGrid rows={rows ?? []} columns={side.columns} height={MANUAL_GRID_HEIGHT} testId={`manual-grid-${slot}`} selectedIds={selectedIds} onToggle={onToggle} />
+      <RecordGrid
+        rows={listed}
+        columns={side.columns}
+        height={MANUAL_GRID_HEIGHT}
+        testId={`manual-grid-${slot}`}
+        selectedIds={selectedIds}
+        onToggle={onToggle}
+        ranked={ranking}
+      />
     </section>
   );
 }

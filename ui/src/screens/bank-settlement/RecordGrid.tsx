@@ -3,7 +3,10 @@
  * sections 3.3 and 3.4, 20px rows, amounts with 2 decimals right-aligned, dates in the user's
  * format. Multi-select when `onToggle` is given (a checkbox per row; a click anywhere on a row
  * ticks or unticks it; no select-all), rows coloured by their match status, and an optional
- * column of row buttons.
+ * column of row buttons. Rows ranked near the dialog's ticks (`ranked`) lead with a narrow
+ * column: a badge when a row shares a reference with a ticked record of the other side, and
+ * how far its amount is from what the group still lacks; the rows that would close the group
+ * (no gap, or within the tolerance when the list keeps only those) are tinted.
  */
 import { useMemo, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -12,7 +15,7 @@ import { useCurrentUser } from '../../auth/useSession';
 import { formatValue, type FormatContext } from '../../engine/fields';
 import { ROW_HEIGHT } from '../../engine/GridView';
 import type { ColumnMeta, Row } from '../../engine/types';
-import type { RecordColumn } from './recon';
+import { isRanked, type NearFields, type RecordColumn } from './recon';
 
 /** A record's match status as a severity: matched green, partial, investigation or changed since matched yellow, none red. */
 export function matchSeverity(status: unknown): 'success' | 'warning' | 'danger' {
@@ -34,6 +37,19 @@ export function asMeta(column: RecordColumn): ColumnMeta {
 /** A record's key: its id (every side's records carry it). */
 export const keyOf = (row: Row) => String(row.id);
 
+const GAP_META = asMeta({ field: 'AmountGap', type: 'decimal' });
+const ZERO = /^-?0*(\.0*)?$/;
+
+/**
+ * A ranked row that would close the group: no gap at all, or any gap when the server kept only
+ * the records within the level's tolerance (sumsTo). A gap in another currency (null) never does.
+ */
+export function closesGroup(row: Row, sumsTo: boolean): boolean {
+  const gap = (row as NearFields).AmountGap;
+  if (gap === null || gap === undefined || !isRanked(row)) return false;
+  return sumsTo || ZERO.test(String(gap).trim());
+}
+
 export function RecordGrid({
   rows,
   columns,
@@ -44,6 +60,7 @@ export function RecordGrid({
   withStatus,
   actions,
   actionsWidth = 60,
+  ranked,
 }: {
   rows: Row[];
   columns: RecordColumn[];
@@ -56,6 +73,8 @@ export function RecordGrid({
   withStatus?: boolean;
   actions?(row: Row): ReactNode;
   actionsWidth?: number;
+  /** The rows are ranked near the dialog's ticks: show their marker column; sumsTo as asked. */
+  ranked?: { sumsTo: boolean };
 }) {
   const { t } = useTranslation();
   const ctx = useFormatContext();
@@ -81,6 +100,20 @@ export function RecordGrid({
             data-testid={`${testId}-tick-${keyOf(row)}`}
           />
         ),
+      });
+    }
+    if (ranked) {
+      out.push({
+        key: '__near',
+        name: t('recon.manual.near.column'),
+        width: 96,
+        frozen: true,
+        renderHeaderCell: () => (
+          <span className="record-grid__near-header" title={t('recon.manual.near.columnTitle')}>
+            {t('recon.manual.near.column')}
+          </span>
+        ),
+        renderCell: ({ row }) => <NearMarker row={row} testId={`${testId}-near-${keyOf(row)}`} ctx={ctx} />,
       });
     }
     if (withStatus) {
@@ -118,7 +151,7 @@ export function RecordGrid({
       });
     }
     return out;
-  }, [columns, ctx, t, onToggle, selectedIds, testId, withStatus, actions, actionsWidth]);
+  }, [columns, ctx, t, onToggle, selectedIds, testId, withStatus, actions, actionsWidth, ranked]);
 
   return (
     <div data-testid={testId} className="record-grid">
@@ -131,7 +164,10 @@ export function RecordGrid({
         rowHeight={ROW_HEIGHT}
         headerRowHeight={28}
         rowClass={(row) =>
-          [withStatus ? `grid-row--${matchSeverity(row.MatchStatus)}` : '', selectedIds?.has(keyOf(row)) ? 'record-grid__row--picked' : '']
+          [
+            withStatus ? `grid-row--${matchSeverity(row.MatchStatus)}` : '',
+            selectedIds?.has(keyOf(row)) ? 'record-grid__row--picked' : ranked && closesGroup(row, ranked.sumsTo) ? 'record-grid__row--closes' : '',
+          ]
             .join(' ')
             .trim() || undefined
         }
@@ -139,5 +175,27 @@ export function RecordGrid({
         renderers={{ noRowsFallback: <div className="grid-empty"><span className="grid-empty__text">{t('grid.empty')}</span></div> }}
       />
     </div>
+  );
+}
+
+/** A ranked row's marker: the same-reference badge and the amount gap, right-aligned. */
+function NearMarker({ row, testId, ctx }: { row: Row; testId: string; ctx: FormatContext }) {
+  const { t } = useTranslation();
+  // A ticked record kept listed from an earlier list carries no ranking: nothing to say.
+  if (!isRanked(row)) return null;
+  const { SameReference, AmountGap } = row as NearFields;
+  const gap = AmountGap === null || AmountGap === undefined ? null : formatValue(AmountGap, GAP_META, ctx);
+  return (
+    <span className="record-grid__near" data-testid={testId}>
+      {SameReference === true && (
+        <span className="record-grid__same-ref" title={t('recon.manual.near.sameReferenceTitle')} data-testid={`${testId}-ref`}>
+          <i className="pi pi-link" aria-hidden="true" />
+          {t('recon.manual.near.sameReference')}
+        </span>
+      )}
+      <span className="record-grid__gap" title={gap === null ? t('recon.manual.near.otherCurrency') : t('recon.manual.near.gapTitle', { gap })} data-testid={`${testId}-gap`}>
+        {gap ?? '–'}
+      </span>
+    </span>
   );
 }

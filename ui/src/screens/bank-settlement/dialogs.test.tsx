@@ -286,6 +286,159 @@ describe('ManualReconcileDialog', () => {
   });
 });
 
+describe('ManualReconcileDialog: candidates near the ticks', () => {
+  // Transactions by id (the plain order); ranked near ticket 1 the one of its number comes first.
+  const txA = { id: 2, ClientUniqueID: '1254400000009', ProcessingDate: '2026-11-02', currency: 'USD', TransactionAmount: '249.50' };
+  const txB = { id: 4, ClientUniqueID: '1254400000008', ProcessingDate: '2026-11-01', currency: 'EUR', TransactionAmount: '80.00' };
+  const txC = { id: 6, ClientUniqueID: '1254400000001', ProcessingDate: '2026-11-01', currency: 'USD', TransactionAmount: '250.00' };
+  const plain = { item1: [ticket, ticket2], item2: [txA, txB, txC], item1Total: 2, item2Total: 3, limit: 2000 };
+  const near = (row: object, SameReference: boolean, AmountGap: number | null) => ({ ...row, SameReference, AmountGap });
+  const url = '/api/recon/ticket-transaction/candidates';
+
+  /** The ids of a record grid's rows, top to bottom. */
+  function order(testId: string): string[] {
+    return [...screen.getByTestId(testId).querySelectorAll('.rdg-row')].map((row) => row.querySelector<HTMLInputElement>('input.record-grid__tick')!.dataset.testid!.split('-tick-')[1]!);
+  }
+  const ticked = (testId: string) => (screen.getByTestId(testId) as HTMLInputElement).checked;
+  const rowOf = (testId: string) => screen.getByTestId(testId).closest('.rdg-row')!;
+  const flip = (testId: string) => fireEvent.click(within(screen.getByTestId(testId)).getByRole('switch'));
+  // The ranked lists come after the ticking pauses; a busy machine renders two grids slowly.
+  const SLOW = { timeout: 5_000 };
+
+  it('Closest first: with a ticket ticked the transactions come in the server\'s order with their markers; ticks survive; off restores the plain order', async () => {
+    const api = mockApi({
+      [`POST ${url}`]: (body) => {
+        const asked = (body as { near?: { leftIds: number[]; rightIds: number[] } }).near;
+        if (!asked) return ok(plain);
+        if (asked.rightIds.length === 0) return ok({ ...plain, item2: [near(txC, true, 0), near(txA, false, 0.5), near(txB, false, null)] });
+        // Both sides ticked: the tickets are ranked too.
+        return ok({ ...plain, item1: [near(ticket, true, 0), near(ticket2, false, 150.25)], item2: [near(txC, true, 0), near(txA, false, 0.5), near(txB, false, null)] });
+      },
+    });
+    const calls = () => api.callsTo('POST', url);
+    wrap(<ManualReconcileDialog level={testLevel('ticket-transaction')} filters={filters} visible onClose={() => {}} onReconciled={() => {}} />);
+    await screen.findByText('EMDA');
+    expect(order('manual-grid-item2')).toEqual(['2', '4', '6']);
+
+    // Ticking while the switches are off asks nothing and moves nothing.
+    pick('manual-grid-item1', 'TKTT');
+    expect(order('manual-grid-item2')).toEqual(['2', '4', '6']);
+    flip('manual-closest');
+    await waitFor(() => expect(order('manual-grid-item2')).toEqual(['6', '2', '4']), SLOW);
+    expect(calls()).toHaveLength(2);
+    expect(calls()[1]!.body).toEqual({ ...filters, near: { leftIds: [1], rightIds: [] } });
+    expect(screen.getByTestId('manual-near-state').dataset.state).toBe('done');
+
+    // The markers: the shared reference, and the gap as the dialog writes amounts (another currency: a dash).
+    expect(screen.getByTestId('manual-grid-item2-near-6-ref').textContent).toBe(en.recon.manual.near.sameReference);
+    expect(screen.getByTestId('manual-grid-item2-near-6-gap').textContent).toBe('0.00');
+    expect(screen.queryByTestId('manual-grid-item2-near-2-ref')).toBeNull();
+    expect(screen.getByTestId('manual-grid-item2-near-2-gap').textContent).toBe('0.50');
+    expect(screen.getByTestId('manual-grid-item2-near-4-gap').textContent).toBe('–');
+    expect(headers('manual-grid-item2')[0]).toBe(en.recon.manual.near.column);
+    // Only the row that closes the group is tinted.
+    expect(rowOf('manual-grid-item2-near-6').classList).toContain('record-grid__row--closes');
+    expect(rowOf('manual-grid-item2-near-2').classList).not.toContain('record-grid__row--closes');
+    // The tickets are not ranked (nothing ticked against them): no markers, the ticked one still ticked.
+    expect(screen.queryByTestId('manual-grid-item1-near-1')).toBeNull();
+    expect(order('manual-grid-item1')).toEqual(['1', '3']);
+    expect(ticked('manual-grid-item1-tick-1')).toBe(true);
+
+    // A transaction ticked: asked again with both sides; every tick survives the new lists.
+    pick('manual-grid-item2', '1254400000001');
+    await waitFor(() => expect(calls()).toHaveLength(3), SLOW);
+    expect(calls()[2]!.body).toEqual({ ...filters, near: { leftIds: [1], rightIds: [6] } });
+    await screen.findByTestId('manual-grid-item1-near-1-ref', undefined, SLOW);
+    expect(screen.getByTestId('manual-grid-item1-near-3-gap').textContent).toBe('150.25');
+    expect(ticked('manual-grid-item1-tick-1')).toBe(true);
+    expect(ticked('manual-grid-item2-tick-6')).toBe(true);
+    expect(rowOf('manual-grid-item2-near-6').classList).toContain('record-grid__row--picked');
+    expect(sumLine('manual-sum-item1')).toEqual(['1 ticket', '250.00 USD']);
+    expect(sumLine('manual-sum-item2')).toEqual(['1 transaction', '250.00 USD']);
+
+    // Off: the plain lists at once, the ticks kept, nothing asked.
+    flip('manual-closest');
+    expect(order('manual-grid-item2')).toEqual(['2', '4', '6']);
+    expect(screen.queryByTestId('manual-grid-item2-near-6')).toBeNull();
+    expect(screen.queryByTestId('manual-grid-item1-near-1')).toBeNull();
+    expect(ticked('manual-grid-item1-tick-1')).toBe(true);
+    expect(ticked('manual-grid-item2-tick-6')).toBe(true);
+    expect(screen.getByTestId('manual-near-state').dataset.state).toBe('off');
+    expect(calls()).toHaveLength(3);
+  });
+
+  it('Sums to the difference: only with a tick, sends sumsTo, keeps a ticked record the list left out ticked and summed; the last untick turns it off', async () => {
+    const api = mockApi({
+      [`POST ${url}`]: (body) => {
+        const asked = (body as { near?: { sumsTo?: boolean } }).near;
+        if (!asked) return ok(plain);
+        // The tickets within the tolerance of what the group lacks; the transactions likewise,
+        // here without the ticked one, as a list that left it out would be.
+        return ok({ item1: [near(ticket, false, 0.5)], item2: [near(txC, true, 0.5)], item1Total: 1, item2Total: 1, limit: 2000 });
+      },
+    });
+    const calls = () => api.callsTo('POST', url);
+    wrap(<ManualReconcileDialog level={testLevel('ticket-transaction')} filters={filters} visible onClose={() => {}} onReconciled={() => {}} />);
+    await screen.findByText('EMDA');
+    const sumsTo = () => within(screen.getByTestId('manual-sums-to')).getByRole('switch') as HTMLInputElement;
+    expect(sumsTo().disabled).toBe(true);
+
+    pick('manual-grid-item1', 'TKTT');
+    pick('manual-grid-item2', '1254400000009');
+    expect(sumsTo().disabled).toBe(false);
+    flip('manual-sums-to');
+    await waitFor(() => expect(order('manual-grid-item2')).toEqual(['2', '6']), SLOW);
+    expect(calls().at(-1)!.body).toEqual({ ...filters, near: { leftIds: [1], rightIds: [2], sumsTo: true } });
+    expect(order('manual-grid-item1')).toEqual(['1']);
+    // The ticked transaction the list lacks: listed first, still ticked and in the sums.
+    expect(ticked('manual-grid-item2-tick-2')).toBe(true);
+    expect(sumLine('manual-sum-item2')).toEqual(['1 transaction', '249.50 USD']);
+    expect(screen.getByTestId('manual-chosen-item2').textContent).toBe('Chosen: 2');
+    // Every record the list kept is within the tolerance: tinted.
+    expect(rowOf('manual-grid-item2-near-6').classList).toContain('record-grid__row--closes');
+
+    // Nothing ticked any more: the switch goes off and grey, the plain lists return.
+    pick('manual-grid-item2', '1254400000009');
+    pick('manual-grid-item1', 'TKTT');
+    await waitFor(() => expect(sumsTo().disabled).toBe(true));
+    expect(sumsTo().checked).toBe(false);
+    expect(order('manual-grid-item2')).toEqual(['2', '4', '6']);
+    expect(order('manual-grid-item1')).toEqual(['1', '3']);
+  });
+
+  it('Sums to the difference keeping nothing to add says so instead of leaving an empty grid', async () => {
+    mockApi({
+      [`POST ${url}`]: (body) => ((body as { near?: unknown }).near ? ok({ ...plain, item2: [], item2Total: 0 }) : ok(plain)),
+    });
+    wrap(<ManualReconcileDialog level={testLevel('ticket-transaction')} filters={filters} visible onClose={() => {}} onReconciled={() => {}} />);
+    await screen.findByText('EMDA');
+    pick('manual-grid-item1', 'TKTT');
+    flip('manual-sums-to');
+    await waitFor(() => expect(screen.getByTestId('manual-near-state').textContent).toBe(en.recon.manual.near.noneWithin), SLOW);
+    expect(order('manual-grid-item2')).toEqual([]);
+    expect(ticked('manual-grid-item1-tick-1')).toBe(true);
+  });
+
+  it('bank first: a ticked booking is sent as the right side; a refusal is said in words and the lists stay', async () => {
+    const api = mockApi({
+      'POST /api/recon/settlement-bank/candidates': (body) =>
+        (body as { near?: unknown }).near
+          ? [400, { succeeded: false, error: 'The record 5 is ticked twice.', code: 'recon.duplicateRecord', field: 'near.rightIds', params: { id: 5 } }]
+          : ok({ item1: [bank], item2: [payout], item1Total: 1, item2Total: 1, limit: 2000 }),
+    });
+    wrap(<ManualReconcileDialog level={testLevel('settlement-bank')} filters={filters} visible onClose={() => {}} onReconciled={() => {}} />);
+    await screen.findByText('SE4550000000058398257466');
+    flip('manual-closest');
+    expect(screen.getByTestId('manual-near-state').textContent).toBe(en.recon.manual.near.tickFirst);
+    pick('manual-grid-item1', 'SE4550000000058398257466');
+    await waitFor(() => expect(screen.getByTestId('manual-near-state').dataset.state).toBe('failed'), SLOW);
+    expect(api.callsTo('POST', '/api/recon/settlement-bank/candidates')[1]!.body).toEqual({ ...filters, near: { leftIds: [], rightIds: [5] } });
+    expect(screen.getByTestId('manual-near-state').textContent).toBe('The record 5 is ticked twice.');
+    expect(order('manual-grid-item2')).toEqual(['9']);
+    expect(ticked('manual-grid-item1-tick-5')).toBe(true);
+  });
+});
+
 describe('UndoMatchDialog', () => {
   it('asks for a reason before the call, sends it, and reports the undo', async () => {
     const api = mockApi({ 'DELETE /api/recon/ticket-transaction/match/7': ok({ id: 7 }) });

@@ -153,6 +153,32 @@ export interface Candidates {
   limit: number;
 }
 
+/**
+ * The dialog's ticks, by the level's sides (not item1/item2), for candidates ranked near them:
+ * each side whose other side has ticks comes back closest first, its rows carrying NearFields.
+ * sumsTo keeps only the records within the level's amount tolerance of what the group lacks
+ * (and the ticked ones).
+ */
+export interface Near extends GroupIds {
+  sumsTo?: boolean;
+}
+
+/** What a row of a side ranked near the ticks says of itself. */
+export interface NearFields {
+  /** It shares a reference (ticket number, client id, ...) with a ticked record of the other side. */
+  SameReference?: boolean | null;
+  /**
+   * How far its amount is from what the group still lacks on its side, a JSON number; null when
+   * it is in another currency. Shown only, never summed, so a number is exact enough.
+   */
+  AmountGap?: number | string | null;
+}
+
+/** The row comes from a side ranked near the ticks (it carries the ranking's fields). */
+export function isRanked(row: Row): boolean {
+  return 'AmountGap' in row || 'SameReference' in row;
+}
+
 export interface Match {
   id: number;
   /** The first record of each side; a group's every record is in leftIds / rightIds. */
@@ -282,7 +308,14 @@ export const reconApi = {
   /** 200 with the finished run, or 202 with a queued/running one (poll run()). */
   auto: (slug: string) => api.post<AutoRun>(`/recon/${enc(slug)}/auto`),
   run: (id: number) => api.getQuiet<AutoRun>(`/recon/runs/${id}`),
-  candidates: (slug: string, filters: Record<string, unknown>) => api.post<Candidates>(`/recon/${enc(slug)}/candidates`, filters),
+  /**
+   * The dialog's lists. With `near` they are asked again as the user ticks: quiet, the dialog
+   * shows its own state, and the screen-wide loader would cover the grids on every tick.
+   */
+  candidates: (slug: string, filters: Record<string, unknown>, near?: Near) =>
+    near
+      ? api.postQuiet<Candidates>(`/recon/${enc(slug)}/candidates`, { ...filters, near })
+      : api.post<Candidates>(`/recon/${enc(slug)}/candidates`, filters),
   /** A manual match of a group {leftIds, rightIds, investigate?, force?, reason?}. */
   match: (slug: string, body: MatchRequest) => api.post<Match>(`/recon/${enc(slug)}/match`, body),
   /** Sums and tolerance of a group as it is ticked: quiet, the dialog shows its own state. */
