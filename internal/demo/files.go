@@ -284,9 +284,10 @@ func loadReference(ctx context.Context, pool *pgxpool.Pool, s *Set) error {
 			for cur := range Currencies {
 				usd := Rate(cur, s.Options.Start, day)
 				in := func(target string) float64 { return usd / Rate(target, s.Options.Start, day) }
-				if err := exec(`insert into currency_exchange_rate (exchange_rate_on, code, currency, dkk, eur, usd, sek, nok, created_by, updated_by)
-					values ($1, $2, $3, round($4::numeric, 8), round($5::numeric, 8), round($6::numeric, 8), round($7::numeric, 8), round($8::numeric, 8), 'demo', 'demo')
-					on conflict do nothing`, day, cur, currencyNames[cur], in("DKK"), in("EUR"), usd, in("SEK"), in("NOK")); err != nil {
+				if err := exec(`insert into currency_exchange_rate (exchange_rate_on, code, currency, dkk, eur, usd, sek, nok, gbp, created_by, updated_by)
+					values ($1, $2, $3, round($4::numeric, 8), round($5::numeric, 8), round($6::numeric, 8), round($7::numeric, 8), round($8::numeric, 8),
+					        round($9::numeric, 8), 'demo', 'demo')
+					on conflict do nothing`, day, cur, currencyNames[cur], in("DKK"), in("EUR"), usd, in("SEK"), in("NOK"), in("GBP")); err != nil {
 					return err
 				}
 			}

@@ -26,7 +26,7 @@ import (
 const maxFeedBytes = 1 << 20
 
 // targets are the currencies each rate is expressed in (the table's columns).
-var targets = []string{"DKK", "EUR", "USD", "SEK", "NOK"}
+var targets = []string{"DKK", "EUR", "USD", "SEK", "NOK", "GBP"}
 
 // Syncer fetches the feed and stores it.
 type Syncer struct {
@@ -82,9 +82,9 @@ func (s *Syncer) Sync(ctx context.Context) (*Result, error) {
 		sort.Strings(codes)
 		for _, code := range codes {
 			v := values[code]
-			tag, err := tx.Exec(ctx, `insert into currency_exchange_rate (exchange_rate_on, code, currency, dkk, eur, usd, sek, nok, created_by, updated_by)
-				values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) on conflict (code, exchange_rate_on) do nothing`,
-				day, code, currencyName(code), v["DKK"], v["EUR"], v["USD"], v["SEK"], v["NOK"], actor)
+			tag, err := tx.Exec(ctx, `insert into currency_exchange_rate (exchange_rate_on, code, currency, dkk, eur, usd, sek, nok, gbp, created_by, updated_by)
+				values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) on conflict (code, exchange_rate_on) do nothing`,
+				day, code, currencyName(code), v["DKK"], v["EUR"], v["USD"], v["SEK"], v["NOK"], v["GBP"], actor)
 			if err != nil {
 				return err
 			}
