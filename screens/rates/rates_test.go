@@ -59,9 +59,9 @@ func TestSync(t *testing.T) {
 	check("EUR", "dkk", "7.45890000")  // the base
 	check("SEK", "nok", "1.02056164")  // 11.7385 / 11.5020
 	check("GBP", "currency", "Pound sterling")
-	check("EUR", "gbp", "0.83415000")  // the base, in pounds
-	check("USD", "gbp", "0.79352169")  // 0.83415 / 1.0512
-	check("GBP", "gbp", "1.00000000")  // itself
+	check("EUR", "gbp", "0.83415000") // the base, in pounds
+	check("USD", "gbp", "0.79352169") // 0.83415 / 1.0512
+	check("GBP", "gbp", "1.00000000") // itself
 
 	again, err := s.Sync(ctx)
 	if err != nil || again.Inserted != 0 || again.Existing != 8 {

@@ -468,6 +468,9 @@ type SideInfo struct {
 	// the running sums of a group being ticked.
 	AmountField   string `json:"amountField"`
 	CurrencyField string `json:"currencyField"`
+	// RefField names the dialog column holding the reference people know
+	// a record by (ticket number, client id, payout id; "" when not shown).
+	RefField string `json:"refField"`
 }
 
 // Describe is the levels as the API gives them, in tab order.
@@ -481,6 +484,8 @@ func Describe(levels []*Level) []LevelInfo {
 				info.AmountField = c.Field
 			case "currency":
 				info.CurrencyField = c.Field
+			case "ref":
+				info.RefField = c.Field
 			}
 		}
 		return info
