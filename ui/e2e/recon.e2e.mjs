@@ -91,6 +91,69 @@ async function autoRun(page, tab) {
   await page.unroute(`**/api/recon/${slug}/auto`);
 }
 
+/** Per report view, the columns a finance user compares: the amounts and their variance. */
+const KEY_COLUMNS = {
+  VW_ReconTicketTransaction: ['SRATotalAmount', 'PPATotalAmount', 'AmountVariance'],
+  VW_ReconTransactionSettlement: ['TransactionAmount', 'SettlementAmount', 'Variance'],
+  VW_ReconSettlementBank: ['SettlementAmount', 'RECO AMOUNT IN LOCAL CURRENCY', 'AmountVariance'],
+};
+
+/**
+ * The columns of `fields` whose header cell is not wholly on screen without scrolling the grid
+ * sideways: its right edge past the grid's visible area or the window. Empty when all show.
+ */
+async function offScreenHeaders(page, view, fields) {
+  return byTestId(page, `grid-${view}`).evaluate((root, keys) => {
+    const grid = root.querySelector('.rdg');
+    if (grid.scrollLeft !== 0) return [`the grid is scrolled by ${grid.scrollLeft}px`];
+    const edge = Math.min(window.innerWidth, grid.getBoundingClientRect().left + grid.clientWidth);
+    return keys.flatMap((key) => {
+      const cell = root.querySelector(`[data-testid="header-${key}"]`)?.closest('.rdg-cell');
+      if (!cell) return [`${key}: no header`];
+      const right = cell.getBoundingClientRect().right;
+      return right <= edge + 0.5 ? [] : [`${key}: right edge ${Math.round(right)} > ${Math.round(edge)}`];
+    });
+  }, fields);
+}
+
+/**
+ * The details dialog's layout: for each grid, the header labels not wholly inside the grid's
+ * visible area; whether the dialog scrolls sideways; each grid's height against the dialog's.
+ */
+async function detailsLayout(page, labels) {
+  return byTestId(page, 'details-dialog').evaluate((dialog, wanted) => {
+    const content = dialog.querySelector('.p-dialog-content');
+    const grids = [1, 2].map((n) => {
+      const grid = dialog.querySelector(`[data-testid="details-grid-${n}"] .rdg`);
+      const box = grid.getBoundingClientRect();
+      const edge = Math.min(box.left + grid.clientWidth, content.getBoundingClientRect().right);
+      const cells = [...grid.querySelectorAll('.rdg-header-row .rdg-cell')];
+      const hidden = wanted[n - 1].filter((label) => {
+        const cell = cells.find((c) => c.textContent === label);
+        return !cell || cell.getBoundingClientRect().right > edge + 0.5 || grid.scrollLeft !== 0;
+      });
+      return { hidden, height: box.height };
+    });
+    return { grids, sideways: content.scrollWidth > content.clientWidth, contentHeight: content.clientHeight };
+  }, labels);
+}
+
+/** The cells of a column (by its header text, or its header's test id) whose text is cut, or that lie past the grid's visible area. */
+async function cutCells(page, gridTestId, header) {
+  return byTestId(page, gridTestId).evaluate((root, h) => {
+    const grid = root.querySelector('.rdg');
+    const edge = grid.getBoundingClientRect().left + grid.clientWidth;
+    const head = [...root.querySelectorAll('.rdg-header-row .rdg-cell')].find((c) => c.textContent === h || c.querySelector(`[data-testid="header-${h}"]`));
+    if (!head) return [`no column ${h}`];
+    const index = head.getAttribute('aria-colindex');
+    const cells = [...root.querySelectorAll(`.rdg-row .rdg-cell[aria-colindex="${index}"]`)];
+    if (!cells.length) return ['no rows'];
+    return cells
+      .filter((c) => c.scrollWidth > c.clientWidth || c.getBoundingClientRect().right > edge + 0.5)
+      .map((c) => `${c.textContent} (${c.scrollWidth} > ${c.clientWidth}, or right of the grid's ${Math.round(edge)})`);
+  }, header);
+}
+
 async function main() {
   loadDemo();
   const browser = await launchBrowser();
@@ -465,6 +528,38 @@ async function main() {
       await byTestId(page, 'chain-close').click();
       await byTestId(page, 'language-button').click();
       await byTestId(page, 'language-option-en').click();
+    });
+
+    await check('at 1440 px the amounts and variances show without scrolling: each tab, both sides of the details, whole payout ids', async () => {
+      await page.setViewportSize({ width: 1440, height: 900 });
+      for (const [tab, view] of VIEWS.entries()) {
+        await afterReport(page, view, () => byTestId(page, `recon-tab-${tab}`).click());
+        await byTestId(page, `grid-${view}`).locator('.rdg-row').first().waitFor();
+        const off = await offScreenHeaders(page, view, KEY_COLUMNS[view]);
+        assert(off.length === 0, `tab ${tab + 1} (${view}): ${off.join('; ')}`);
+        await shot(page, `recon-1440-tab${tab + 1}-en`);
+      }
+      const payouts = await cutCells(page, `grid-${VIEWS[2]}`, 'PayoutID');
+      assert(payouts.length === 0, `payout ids cut on tab 3: ${payouts.slice(0, 3).join(', ')}`);
+      const f = en.recon.fields;
+      for (const [tab, labels] of [[0, [[f.TotalFareWithFees], [f.Amount]]], [1, [[f.Amount], [f.Amount]]]]) {
+        await afterReport(page, VIEWS[tab], () => byTestId(page, `recon-tab-${tab}`).click());
+        await byTestId(page, `grid-${VIEWS[tab]}`).locator('.rdg-row', { has: page.locator('[data-severity="success"]') }).first().locator('.rdg-cell').nth(2).dblclick();
+        await byTestId(page, 'details-grid-1').locator('.rdg-row').first().waitFor();
+        await byTestId(page, 'details-grid-2').locator('.rdg-row').first().waitFor();
+        const layout = await detailsLayout(page, labels);
+        assert(!layout.sideways, `the details dialog of tab ${tab + 1} scrolls sideways`);
+        layout.grids.forEach((g, i) => assert(g.hidden.length === 0, `details of tab ${tab + 1}, grid ${i + 1}: ${g.hidden.join(', ')} not in view`));
+        // Side by side, each grid takes most of the dialog's height rather than a fixed 360 px.
+        layout.grids.forEach((g, i) => assert(g.height >= layout.contentHeight * 0.7, `details grid ${i + 1} is ${Math.round(g.height)} px of ${layout.contentHeight}`));
+        if (tab === 1) {
+          const cut = await cutCells(page, 'details-grid-2', f.PayoutID);
+          assert(cut.length === 0, `payout ids cut in the details: ${cut.slice(0, 3).join(', ')}`);
+        }
+        await shot(page, `recon-1440-details${tab + 1}-en`);
+        await byTestId(page, 'details-close').click();
+        await byTestId(page, 'details-dialog').waitFor({ state: 'detached' });
+      }
     });
 
     await check('no page or console errors beyond expected 4xx answers', async () => {

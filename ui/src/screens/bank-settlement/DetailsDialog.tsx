@@ -14,13 +14,19 @@ import { useToast } from '../../shell/toast';
 import { useCurrentUser } from '../../auth/useSession';
 import { formatDateOnly, fromIsoDate } from '../../lib/dates';
 import type { Row } from '../../engine/types';
-import { errorText, reconApi, type ChainRef, type LevelDef, type RecordColumn, type RecordKind } from './recon';
+import type { TFunction } from 'i18next';
+import { errorText, reconApi, type ChainRef, type LevelDef, type Match, type RecordColumn, type RecordKind } from './recon';
 import { RecordGrid } from './RecordGrid';
 import type { UndoTarget } from './UndoMatchDialog';
 import type { TaskLinks } from './CreateTaskFromDetails';
 
-const c = (field: string, type: RecordColumn['type'] = 'text'): RecordColumn => ({ field, type });
-const day = (v: unknown) => (typeof v === 'string' ? v.slice(0, 10) : '');
+const c = (field: string, type: RecordColumn['type'] = 'text', width?: number): RecordColumn => (width ? { field, type, width } : { field, type });
+/** The report row's day as the details call takes it (yyyy-MM-dd); shown, it is in the user's format (detailContext). */
+const isoDay = (v: unknown) => (typeof v === 'string' ? v.slice(0, 10) : '');
+
+/** Narrow columns for three-letter codes; a payout id such as PO-NUVEI-20261031-USD whole. */
+const CODE = 72;
+const PAYOUT = 184;
 
 /** The details of the rows of one report view: what the details call is asked, and how its answer shows. */
 export interface DetailSpec {
@@ -44,21 +50,22 @@ const DETAILS_BY_VIEW: Record<string, DetailSpec> = {
   VW_ReconTicketTransaction: {
     title: 'recon.details.ticketTransaction',
     sides: [
-      { kind: 'ticket', columns: [c('TicketNumber'), c('TransactionDate', 'date'), c('PaymentType'), c('CountryCode'), c('Currency'), c('TransactionCode'), c('TotalFareWithFees', 'decimal'), c('id', 'int')] },
-      { kind: 'transaction', columns: [c('ProcessingDate', 'date'), c('AcquiringBank'), c('currency'), c('ClientUniqueID'), c('Amount', 'decimal'), c('ProviderActor'), c('id', 'int')] },
+      // The reference, date, currency and amount first: both sides' amounts show without scrolling.
+      { kind: 'ticket', columns: [c('TicketNumber'), c('TransactionDate', 'date'), c('Currency', 'text', CODE), c('TotalFareWithFees', 'decimal', 140), c('PaymentType', 'text', 100), c('CountryCode', 'text', CODE), c('TransactionCode'), c('id', 'int', 80)] },
+      { kind: 'transaction', columns: [c('ClientUniqueID'), c('ProcessingDate', 'date', 120), c('currency', 'text', CODE), c('Amount', 'decimal'), c('AcquiringBank', 'text', 160), c('ProviderActor'), c('id', 'int', 80)] },
     ],
-    request: (row) => ({ Currency: row.SalesCurrency ?? '', SelectDate: day(row.TicketDate), PaymentType: row.PaymentType ?? '', CountryCode: row.CountryCode ?? '' }),
-    context: (row) => [row.SalesCurrency, day(row.TicketDate), row.PaymentType, row.CountryCode],
+    request: (row) => ({ Currency: row.SalesCurrency ?? '', SelectDate: isoDay(row.TicketDate), PaymentType: row.PaymentType ?? '', CountryCode: row.CountryCode ?? '' }),
+    context: (row) => [row.SalesCurrency, isoDay(row.TicketDate), row.PaymentType, row.CountryCode],
     createTask: true,
   },
   VW_ReconTransactionSettlement: {
     title: 'recon.details.transactionSettlement',
     sides: [
-      { kind: 'transaction', columns: [c('TicketNumber'), c('TransactionDate', 'date'), c('AcquiringBank'), c('PaymentMethod'), c('Currency'), c('Amount', 'decimal'), c('TransactionType'), c('id', 'int')] },
-      { kind: 'settlement', columns: [c('MovementDate', 'date'), c('AcquirerBank'), c('Currency'), c('Amount', 'decimal'), c('PayoutID'), c('ClientUniqueID'), c('id', 'int')] },
+      { kind: 'transaction', columns: [c('TicketNumber'), c('TransactionDate', 'date'), c('Currency', 'text', CODE), c('Amount', 'decimal'), c('AcquiringBank', 'text', 160), c('PaymentMethod'), c('TransactionType'), c('id', 'int', 80)] },
+      { kind: 'settlement', columns: [c('MovementDate', 'date'), c('Currency', 'text', CODE), c('Amount', 'decimal'), c('PayoutID', 'text', PAYOUT), c('ClientUniqueID'), c('AcquirerBank', 'text', 160), c('id', 'int', 80)] },
     ],
-    request: (row) => ({ Currency: row.TransCurrency ?? '', SelectDate: day(row.TransDate), ProviderActor: row.ProviderActor ?? '' }),
-    context: (row) => [row.TransCurrency, day(row.TransDate), row.ProviderActor],
+    request: (row) => ({ Currency: row.TransCurrency ?? '', SelectDate: isoDay(row.TransDate), ProviderActor: row.ProviderActor ?? '' }),
+    context: (row) => [row.TransCurrency, isoDay(row.TransDate), row.ProviderActor],
     createTask: false,
   },
 };
@@ -80,6 +87,48 @@ export function detailContext(spec: DetailSpec, row: Row, dateFormat?: string | 
     .map(shown)
     .filter((p) => p !== null && p !== undefined && p !== '')
     .join(' · ');
+}
+
+/** The details' records by side, as the details call answers them. */
+export interface DetailRecords {
+  item1: Row[];
+  item2: Row[];
+}
+
+/** The members named in a group's undo question: the first few, then an ellipsis (as the chain panel does). */
+const MEMBERS_NAMED = 4;
+
+/** How a record is named to people: its ticket number, client id or payout id, else its id. */
+const nameOf = (record: Row | undefined, id: number) => String(record?.TicketNumber ?? record?.ClientUniqueID ?? record?.PayoutID ?? `#${id}`);
+
+/**
+ * What undoing the match of a record of the details takes back: the record alone, or a group
+ * with its counts per side and its first members. The group's records come from the match
+ * (its leftIds and rightIds) when the server gave it, else from the details' records that
+ * carry the same MatchId (those of the group the details show).
+ */
+export function detailUndoTarget(level: LevelDef, spec: DetailSpec, kind: RecordKind, record: Row, data: DetailRecords | null, match: Match | null, t: TFunction): UndoTarget {
+  const matchId = Number(record.MatchId);
+  const single: UndoTarget = { slug: level.slug, matchId, what: `${t(`recon.kinds.${kind}`)} ${nameOf(record, Number(record.id))}` };
+  // The details' sides as the level's sides: item1 is the left one when its kind is the level's left kind.
+  const leftFirst = spec.sides[0].kind === level.left.kind;
+  const [leftRows, rightRows] = leftFirst ? [data?.item1 ?? [], data?.item2 ?? []] : [data?.item2 ?? [], data?.item1 ?? []];
+  const idsOf = (rows: Row[]) => rows.filter((r) => Number(r.MatchId) === matchId).map((r) => Number(r.id));
+  const fromServer = match && match.id === matchId && match.leftIds?.length && match.rightIds?.length;
+  const leftIds = fromServer ? match.leftIds! : idsOf(leftRows);
+  const rightIds = fromServer ? match.rightIds! : idsOf(rightRows);
+  if (leftIds.length <= 1 && rightIds.length <= 1) return single;
+  const members = [
+    ...leftIds.map((id) => nameOf(leftRows.find((r) => Number(r.id) === id), id)),
+    ...rightIds.map((id) => nameOf(rightRows.find((r) => Number(r.id) === id), id)),
+  ];
+  const count = (side: LevelDef['left'], n: number) => ({ kind: side.kind, label: side.label, count: n });
+  return {
+    slug: level.slug,
+    matchId,
+    what: `${members.slice(0, MEMBERS_NAMED).join(', ')}${members.length > MEMBERS_NAMED ? ', …' : ''}`,
+    group: { left: count(level.left, leftIds.length), right: count(level.right, rightIds.length) },
+  };
 }
 
 export function DetailsDialog({
@@ -131,6 +180,17 @@ export function DetailsDialog({
     if (!row) setData(null);
   }, [row]);
 
+  /** Asks the match for its whole group (the question counts its records), then opens the undo. */
+  const undo = useCallback(
+    async (kind: RecordKind, record: Row) => {
+      if (!spec) return;
+      const side = kind === level.left.kind ? 'left' : 'right';
+      const match = await reconApi.matchOf(level.slug, side, Number(record.id)).catch(() => null);
+      onUndo(detailUndoTarget(level, spec, kind, record, data, match, t));
+    },
+    [level, spec, data, onUndo, t],
+  );
+
   const actions = useCallback(
     (kind: RecordKind) => (record: Row) => (
       <>
@@ -144,14 +204,14 @@ export function DetailsDialog({
             title={t('recon.undo.title')}
             aria-label={t('recon.undo.title')}
             data-testid={`details-undo-${kind}-${String(record.id)}`}
-            onClick={() => onUndo({ slug: level.slug, matchId: Number(record.MatchId), what: `${t(`recon.kinds.${kind}`)} ${String(record.TicketNumber ?? record.ClientUniqueID ?? record.id)}` })}
+            onClick={() => void undo(kind, record)}
           >
             <i className="pi pi-undo" aria-hidden="true" />
           </button>
         )}
       </>
     ),
-    [t, onChain, onUndo, level.slug],
+    [t, onChain, undo],
   );
 
   const ids = (rows: Row[] | undefined) => (rows ?? []).map((r) => Number(r.id)).filter((n) => Number.isFinite(n));
@@ -165,7 +225,9 @@ export function DetailsDialog({
       modal
       maximizable
       dismissableMask
-      style={{ width: 'min(1500px, 96vw)' }}
+      // The grids take the dialog's height: a tall dialog shows more records, not empty space.
+      style={{ width: 'min(1500px, 96vw)', height: '90vh' }}
+      className="recon-details"
       data-testid="details-dialog"
       footer={
         <div className="recon-dialog__footer">
@@ -192,7 +254,7 @@ export function DetailsDialog({
               <h3 className="recon-dialog__heading">
                 {t(`recon.kinds.${side.kind}`)} <span className="muted">· {data ? t('recon.manual.count', { count: rows.length }) : t('grid.loading')}</span>
               </h3>
-              <RecordGrid rows={rows} columns={side.columns} height={360} testId={`details-grid-${i + 1}`} withStatus actions={actions(side.kind)} actionsWidth={66} />
+              <RecordGrid rows={rows} columns={side.columns} height="100%" testId={`details-grid-${i + 1}`} withStatus actions={actions(side.kind)} actionsWidth={66} />
             </section>
           );
         })}

@@ -64,7 +64,8 @@ export function RecordGrid({
 }: {
   rows: Row[];
   columns: RecordColumn[];
-  height: number;
+  /** In px, or a CSS length (e.g. "100%" to fill a flex box the caller sizes). */
+  height: number | string;
   testId: string;
   /** The ticked rows' keys (their ids). */
   selectedIds?: ReadonlySet<string>;
@@ -143,11 +144,15 @@ export function RecordGrid({
       out.push({
         key: column.field,
         name: t(`recon.fields.${column.field}`, { defaultValue: column.field }),
-        width: column.type === 'date' ? 100 : numeric ? 110 : 130,
+        width: column.width ?? (column.type === 'date' ? 100 : numeric ? 110 : 130),
         resizable: true,
         cellClass: numeric ? 'grid-cell--number' : undefined,
         headerCellClass: numeric ? 'grid-header--number' : undefined,
-        renderCell: ({ row }) => formatValue(row[column.field], meta, ctx),
+        renderCell: ({ row }) => {
+          const shown = formatValue(row[column.field], meta, ctx);
+          // A text cut by a narrowed column still reads whole on hover.
+          return numeric || !shown ? shown : <span title={shown}>{shown}</span>;
+        },
       });
     }
     return out;
@@ -157,7 +162,7 @@ export function RecordGrid({
     <div data-testid={testId} className="record-grid">
       <DataGrid<Row>
         className="rdg-light grid-table"
-        style={{ height: `${height}px` }}
+        style={{ height: typeof height === 'number' ? `${height}px` : height }}
         columns={gridColumns}
         rows={rows}
         rowKeyGetter={keyOf}

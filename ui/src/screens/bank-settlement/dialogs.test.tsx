@@ -6,7 +6,8 @@ import { created, fail, mockApi, ok } from '../../test/apiMock';
 import en from '../../i18n/en.json';
 import { FOURTH_LEVEL, testLevel } from './levelFixtures';
 import { ManualReconcileDialog } from './ManualReconcileDialog';
-import { UndoMatchDialog } from './UndoMatchDialog';
+import { UndoMatchDialog, type UndoTarget } from './UndoMatchDialog';
+import { SessionKeys } from '../../auth/session';
 import { CreateTaskFromDetails } from './CreateTaskFromDetails';
 import { DetailsDialog } from './DetailsDialog';
 
@@ -537,12 +538,74 @@ describe('DetailsDialog', () => {
     expect(api.callsTo('POST', '/api/recon/ticket-transaction/details')[0]!.body).toEqual({ Currency: 'USD', SelectDate: '2026-11-03', PaymentType: 'CC', CountryCode: 'US' });
     expect([...screen.getByTestId('details-grid-1').querySelectorAll('[data-testid="record-status"]')].map((e) => e.textContent)).toEqual(['Matched', 'Unmatched']);
     expect(screen.queryByTestId('details-undo-ticket-2')).toBeNull();
+    // The match is asked for its group (GET .../why answers it); a one-to-one match names its record.
     fireEvent.click(screen.getByTestId('details-undo-ticket-1'));
-    expect(onUndo).toHaveBeenCalledWith({ slug: 'ticket-transaction', matchId: 5, what: 'Ticket 1254400000001' });
+    await waitFor(() => expect(onUndo).toHaveBeenCalledWith({ slug: 'ticket-transaction', matchId: 5, what: 'Ticket 1254400000001' }));
     fireEvent.click(screen.getByTestId('details-chain-transaction-3'));
     expect(onChain).toHaveBeenCalledWith({ kind: 'transaction', id: 3 });
     fireEvent.click(screen.getByTestId('details-create-task'));
     expect(onCreateTask).toHaveBeenCalledWith({ ticketIds: [1, 2], transactionIds: [3], context: 'USD · 03-11-2026 · CC · US' });
+  });
+
+  const groupRecords = {
+    item1: [
+      { id: 1, TicketNumber: '1254400000001', TransactionDate: '2026-11-03', Currency: 'USD', TotalFareWithFees: '250.00', MatchStatus: 'matched', MatchId: 7 },
+      { id: 2, TicketNumber: '1254400000002', TransactionDate: '2026-11-03', Currency: 'USD', TotalFareWithFees: '99.00', MatchStatus: 'matched', MatchId: 7 },
+    ],
+    item2: [{ id: 3, ClientUniqueID: '1254400000001', ProcessingDate: '2026-11-03', currency: 'USD', Amount: '349.00', MatchStatus: 'matched', MatchId: 7 }],
+  };
+
+  it("undoing a group's match names its counts per side and its first members, from the match's ids", async () => {
+    const api = mockApi({
+      'POST /api/recon/ticket-transaction/details': ok(groupRecords),
+      // The group holds a ticket of another day too (id 4), outside these details.
+      'GET /api/recon/ticket-transaction/why/right/3': ok({ record: null, candidates: [], match: { id: 7, leftId: 1, rightId: 3, leftIds: [1, 2, 4], rightIds: [3], status: 'matched', rule: 'manual', amountVariance: '0' } }),
+    });
+    const onUndo = vi.fn();
+    wrap(<DetailsDialog level={testLevel('ticket-transaction')} row={row} reloadToken={0} onClose={() => {}} onChain={() => {}} onUndo={onUndo} onCreateTask={() => {}} />);
+    await screen.findByText('1254400000002');
+    fireEvent.click(screen.getByTestId('details-undo-transaction-3'));
+    await waitFor(() => expect(onUndo).toHaveBeenCalled());
+    expect(api.callsTo('GET', '/api/recon/ticket-transaction/why/right/3')).toHaveLength(1);
+    const target = onUndo.mock.calls[0]![0] as UndoTarget;
+    expect(target).toEqual({
+      slug: 'ticket-transaction',
+      matchId: 7,
+      what: '1254400000001, 1254400000002, #4, 1254400000001',
+      group: { left: { kind: 'ticket', label: 'recon.kinds.ticket', count: 3 }, right: { kind: 'transaction', label: 'recon.kinds.transaction', count: 1 } },
+    });
+    // The question the undo dialog then asks counts them.
+    wrap(<UndoMatchDialog target={target} onClose={() => {}} onUndone={() => {}} />);
+    expect(await screen.findByText(/Undo the match of 3 tickets and 1 transaction/)).toBeTruthy();
+  });
+
+  it("without the match's answer, the group is the details' records of the same match", async () => {
+    // No mock for the why call: it fails, quietly, and the details' own records count.
+    mockApi({ 'POST /api/recon/ticket-transaction/details': ok(groupRecords) });
+    const onUndo = vi.fn();
+    wrap(<DetailsDialog level={testLevel('ticket-transaction')} row={row} reloadToken={0} onClose={() => {}} onChain={() => {}} onUndo={onUndo} onCreateTask={() => {}} />);
+    await screen.findByText('1254400000002');
+    fireEvent.click(screen.getByTestId('details-undo-ticket-2'));
+    await waitFor(() => expect(onUndo).toHaveBeenCalled());
+    expect(onUndo.mock.calls[0]![0]).toMatchObject({ matchId: 7, group: { left: { count: 2 }, right: { count: 1 } } });
+  });
+
+  it("shows dates in the user's date format, in the title and both grids", async () => {
+    const user = localStorage.getItem(SessionKeys.currentUser);
+    localStorage.setItem(SessionKeys.currentUser, JSON.stringify({ username: 'anna', dateFormat: 'YYYY/MM/DD HH:mm:ss' }));
+    try {
+      mockApi({ 'POST /api/recon/ticket-transaction/details': ok(groupRecords) });
+      wrap(<DetailsDialog level={testLevel('ticket-transaction')} row={row} reloadToken={0} onClose={() => {}} onChain={() => {}} onUndo={() => {}} onCreateTask={() => {}} />);
+      await screen.findByText('1254400000002');
+      const dialog = screen.getByTestId('details-dialog');
+      expect(dialog.textContent).toContain('USD · 2026/11/03 · CC · US');
+      expect(within(screen.getByTestId('details-grid-1')).getAllByText('2026/11/03')).toHaveLength(2);
+      expect(within(screen.getByTestId('details-grid-2')).getAllByText('2026/11/03')).toHaveLength(1);
+      expect(dialog.textContent).not.toContain('2026-11-03');
+    } finally {
+      if (user === null) localStorage.removeItem(SessionKeys.currentUser);
+      else localStorage.setItem(SessionKeys.currentUser, user);
+    }
   });
 
   it('a failed load says so and shows no records', async () => {

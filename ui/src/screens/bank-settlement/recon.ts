@@ -16,6 +16,8 @@ export type Side = 'left' | 'right';
 export interface RecordColumn {
   field: string;
   type: FieldTypeName;
+  /** Its width in px where the type's default would cut it (a payout id) or waste room (a currency). */
+  width?: number;
 }
 
 /** One side of a level: its kind, the field naming its id in a match body, and the manual dialog's columns. */
@@ -327,6 +329,8 @@ export const reconApi = {
       ? api.get<Chain>(`/recon/chain/${enc(start.kind)}/${start.id}`)
       : api.get<Chain>(`/recon/chain/${enc(start.kind)}?ref=${enc(start.ref)}`),
   why: (slug: string, side: Side, id: number) => api.get<Why>(`/recon/${enc(slug)}/why/${side}/${enc(String(id))}`),
+  /** The live match of a record with every record of its group (the why answer carries it); quiet: the caller falls back. */
+  matchOf: (slug: string, side: Side, id: number) => api.getQuiet<Why>(`/recon/${enc(slug)}/why/${side}/${enc(String(id))}`).then((w) => w.match),
 };
 
 export interface MatchRequest extends GroupIds {
