@@ -335,6 +335,12 @@ function NearToolbar({
 }
 
 /** One side's grid with its name, its count, and what is ticked in it. */
+/** How people know a record: its reference where the level shows one (a ticket number), else its id. */
+export function referenceOf(side: LevelSide, row: Row): string {
+  const ref = side.refField ? row[side.refField] : undefined;
+  return ref === undefined || ref === null || ref === '' ? keyOf(row) : String(ref);
+}
+
 function PickSide({
   slot,
   side,
@@ -367,7 +373,7 @@ function PickSide({
         <span className="muted"> · {count}</span>
         {first && (
           <span className="recon-dialog__chosen" data-testid={`manual-chosen-${slot}`}>
-            {picked.length === 1 ? t('recon.manual.chosen', { id: keyOf(first) }) : t('recon.manual.chosenMany', { count: picked.length })}
+            {picked.length === 1 ? t('recon.manual.chosen', { id: referenceOf(side, first) }) : t('recon.manual.chosenMany', { count: picked.length })}
           </span>
         )}
       </h3>

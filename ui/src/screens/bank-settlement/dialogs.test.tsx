@@ -394,7 +394,7 @@ describe('ManualReconcileDialog: candidates near the ticks', () => {
     // The ticked transaction the list lacks: listed first, still ticked and in the sums.
     expect(ticked('manual-grid-item2-tick-2')).toBe(true);
     expect(sumLine('manual-sum-item2')).toEqual(['1 transaction', '249.50 USD']);
-    expect(screen.getByTestId('manual-chosen-item2').textContent).toBe('Chosen: 2');
+    expect(screen.getByTestId('manual-chosen-item2').textContent).toBe('Chosen: 1254400000009'); // its reference, not its id
     // Every record the list kept is within the tolerance: tinted.
     expect(rowOf('manual-grid-item2-near-6').classList).toContain('record-grid__row--closes');
 

@@ -33,6 +33,8 @@ export interface LevelSide {
    */
   amountField?: string;
   currencyField?: string;
+  /** The dialog column holding the reference people know a record by (ticket number, payout id). */
+  refField?: string;
 }
 
 /** A report row field that opens the chain: the record of kind `side` by its id or its reference. */
@@ -75,13 +77,14 @@ export interface LevelDef {
 
 /** A level as the server sent it, with the optional lists and flags filled in. */
 export function normaliseLevel(raw: LevelDef): LevelDef {
-  const side = ({ amountField, currencyField, ...s }: LevelSide): LevelSide => ({
+  const side = ({ amountField, currencyField, refField, ...s }: LevelSide): LevelSide => ({
     ...s,
     label: s.label || `recon.kinds.${s.kind}`,
     columns: s.columns ?? [],
     // An empty name is an older server's "none": the dialog then sums nothing itself.
     ...(amountField ? { amountField } : {}),
     ...(currencyField ? { currencyField } : {}),
+    ...(refField ? { refField } : {}),
   });
   return {
     ...raw,
