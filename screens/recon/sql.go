@@ -142,7 +142,7 @@ func whyPairsSQL(l *Level, which string, days int) string {
 	if l.Tolerance.Side == "right" {
 		tol = rAlias
 	}
-	return fmt.Sprintf(`select o.id as cand_id, o.amount as cand_amount, o.currency as cand_cur, o.date as cand_date, o.provider as cand_provider,
+	return fmt.Sprintf(`select o.id as cand_id, o.ref as cand_ref, o.amount as cand_amount, o.currency as cand_cur, o.date as cand_date, o.provider as cand_provider,
 			%[1]s.amount as l_amount, %[2]s.amount as r_amount, %[1]s.currency as l_cur, %[2]s.currency as r_cur,
 			%[1]s.date as l_date, %[2]s.date as r_date, %[3]s.provider_key as provider_key,
 			coalesce(%[4]s, false) as key_match,

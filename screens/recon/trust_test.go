@@ -154,6 +154,13 @@ func TestWhyAnswersEveryLevelAndSide(t *testing.T) {
 	b := f.booking("14.00", "", "USD", "2026-06-03", "Nuvei", "")
 	p := f.payoutID("P-WHY")
 	ids := map[string]int64{"1/left": tk, "1/right": x, "2/left": x, "2/right": s, "3/left": p, "3/right": b}
+	// each side's reference, by the side and level of the candidate
+	var bref string
+	if err := f.pool.QueryRow(f.ctx, `select ref from recon_side_bank where id = $1`, b).Scan(&bref); err != nil {
+		t.Fatal(err)
+	}
+	refs := map[string]string{"left/1": "3333333333333", "right/1": "3333333333333", "left/2": "3333333333333", "right/2": "3333333333333",
+		"left/3": "P-WHY", "right/3": bref}
 	for _, l := range Levels {
 		for _, side := range []string{"left", "right"} {
 			key := string(rune('0'+l.N)) + "/" + side
@@ -170,6 +177,10 @@ func TestWhyAnswersEveryLevelAndSide(t *testing.T) {
 			reasons, _ := cands[0]["reasons"].([]any)
 			if len(reasons) == 0 || reasons[0] != "amount" {
 				t.Errorf("why %s %s: the amount should be named, got %v", l.Slug, side, cands[0]["reasons"])
+			}
+			// the candidate by the reference people know it by
+			if want := refs[other(side)+"/"+key[:1]]; cands[0]["ref"] != want {
+				t.Errorf("why %s %s: the candidate's reference is %v, want %q", l.Slug, side, cands[0]["ref"], want)
 			}
 		}
 	}

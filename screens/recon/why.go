@@ -60,7 +60,7 @@ const whySQL = `
 		limit %d
 	)
 	select coalesce(json_agg(json_build_object(
-		'id', cand_id, 'amount', cand_amount, 'currency', cand_cur, 'date', cand_date, 'provider', cand_provider,
+		'id', cand_id, 'ref', cand_ref, 'amount', cand_amount, 'currency', cand_cur, 'date', cand_date, 'provider', cand_provider,
 		'keyMatches', key_match, 'providerMatches', provider_match,
 		'toleranceConfigId', config_id,
 		'amountDifference', amount_diff, 'amountTolerance', amount_tol, 'amountMissedBy', amount_missed,

@@ -358,7 +358,7 @@ function WhyView({ why, money, date, onMatched }: { why: WhyState; money: (v: un
               return (
                 <tr key={c.id} data-testid={`chain-why-candidate-${c.id}`}>
                   <td>
-                    #{c.id}
+                    {c.ref ? c.ref : `#${c.id}`}
                     {c.provider ? <div className="muted">{c.provider}</div> : null}
                   </td>
                   <td className="grid-cell--number">{money(c.amount, c.currency)}</td>

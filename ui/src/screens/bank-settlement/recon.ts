@@ -271,6 +271,8 @@ export type WhyReason = 'key' | 'provider' | 'amount' | 'date' | 'noCurrencyTole
 
 export interface WhyCandidate {
   id: number;
+  /** The reference people know the record by (ticket number, payout id); absent from an older server. */
+  ref?: string | null;
   amount: string | number | null;
   currency: string | null;
   date: string | null;
