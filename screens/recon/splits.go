@@ -56,7 +56,7 @@ const splitPairsSQL = `
 
 // splits is splitsSQL for level l.
 func splits(l *Level) string {
-	anchor, other := l.Splits.Anchor, other(l.Splits.Anchor)
+	anchor, them := l.Splits.Anchor, other(l.Splits.Anchor)
 	// the pair as the level sees it: left first; the other side as its sums
 	pair := `a.amount, s.amount, a.currency, s.currency, a.date, s.date`
 	leftID, rightID := `s.anchor_id`, `s.others[1]`
@@ -74,7 +74,7 @@ func splits(l *Level) string {
 	if anchor == "right" {
 		names = `f.amount as l_amount, a.amount as r_amount, f.currency as l_cur, a.currency as r_cur, f.date as l_date`
 	}
-	return fmt.Sprintf(splitsSQL, l.side(anchor).Source, l.side(other).Source, leftID, rightID, tol, pair, names, carryOf(l, "a", "f"))
+	return fmt.Sprintf(splitsSQL, l.side(anchor).Source, l.side(them).Source, leftID, rightID, tol, pair, names, carryOf(l, "a", "f"))
 }
 
 // carryOf is the level's carry columns of the records aliased left and
@@ -106,14 +106,14 @@ func splitFactsSQL(l *Level) string {
 
 // splitPairs is splitPairsSQL for level l.
 func splitPairs(l *Level) string {
-	anchor, other := l.Splits.Anchor, other(l.Splits.Anchor)
-	from := fmt.Sprintf(`%s a join %s o on %s`, l.side(anchor).Source, l.side(other).Source, keyEqual(l, "a", "o"))
+	anchor, them := l.Splits.Anchor, other(l.Splits.Anchor)
+	from := fmt.Sprintf(`%s a join %s o on %s`, l.side(anchor).Source, l.side(them).Source, keyEqual(l, "a", "o"))
 	if l.Window == "key" {
 		// only the keys the other side holds more than once (splitKeysSQL)
 		from = fmt.Sprintf(`recon_split_keys k join %[1]s a on a.%[3]s = k.%[3]s join %[2]s o on o.%[3]s = k.%[3]s and %[4]s`,
-			l.side(anchor).Source, l.side(other).Source, l.Key[0], keyEqual(l, "a", "o"))
+			l.side(anchor).Source, l.side(them).Source, l.Key[0], keyEqual(l, "a", "o"))
 	}
-	return fmt.Sprintf(splitPairsSQL, from, openSQL(l, anchor, "a"), openSQL(l, other, "o"))
+	return fmt.Sprintf(splitPairsSQL, from, openSQL(l, anchor, "a"), openSQL(l, them, "o"))
 }
 
 // splitKeysSQL lists, for a level paired by key, the values of its key's
