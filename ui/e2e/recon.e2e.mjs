@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   BASE_URL, assert, byTestId, clearToasts, collectProblems, createChecks, firstTwoLines, launchBrowser, loadTranslations,
-  openPage, shot, signIn,
+  openPage, settled, shot, signIn,
 } from './lib.mjs';
 
 const en = loadTranslations('en');
@@ -121,6 +121,7 @@ async function offScreenHeaders(page, view, fields) {
  * visible area; whether the dialog scrolls sideways; each grid's height against the dialog's.
  */
 async function detailsLayout(page, labels) {
+  await settled(page); // the opening animation scales the dialog: measure it at its full size
   return byTestId(page, 'details-dialog').evaluate((dialog, wanted) => {
     const content = dialog.querySelector('.p-dialog-content');
     const grids = [1, 2].map((n) => {
