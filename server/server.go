@@ -14,6 +14,7 @@ import (
 	"github.com/gofiber/fiber/v3"
 	"github.com/gofiber/fiber/v3/middleware/recover"
 	"github.com/gofiber/fiber/v3/middleware/requestid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"ledgerdesk/engine"
@@ -86,6 +87,9 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 	(&reconHandlers{recon: d.Recon, engine: d.Engine, grids: grids, dateFormat: ids.dateFormat}).mount(api, ids.authenticate)
 	taskService := tasks.New(d.Pool, d.Engine)
 	taskService.MayLink = func(ctx context.Context) bool { return engine.ActorFrom(ctx).Can(screenReconcile) }
+	taskService.Close = func(ctx context.Context, tx pgx.Tx, ticketID, taskID int64, reason string) (any, error) {
+		return d.Recon.CloseByAdjustment(ctx, tx, ticketID, taskID, reason)
+	}
 	(&taskHandlers{tasks: taskService, prefs: prefs.New(d.Pool, d.Config.PreferenceKeys, d.Config.PreferenceBytes), log: d.Log, dateFormat: ids.dateFormat}).mount(api, ids.authenticate)
 	(&reportHandlers{reports: reports.New(d.Pool, d.Config.PivotPeriods), log: d.Log}).mount(api, ids.authenticate)
 	newHomeHandlers(d).mount(api, ids.authenticate)

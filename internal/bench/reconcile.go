@@ -420,7 +420,7 @@ func nearCandidates(ctx context.Context, pool *pgxpool.Pool, srv *apiServer, cli
 	var rows [][]string
 	for _, c := range []struct{ slug, side, source string }{
 		{"ticket-transaction", "leftIds", "recon_side_ticket"},
-		{"transaction-settlement", "leftIds", "recon_side_transaction"},
+		{"transaction-settlement", "leftIds", "recon_side_card_transaction"},
 		{"settlement-bank", "rightIds", "recon_side_bank"},
 	} {
 		var ids []int64

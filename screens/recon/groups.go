@@ -80,6 +80,7 @@ type GroupEvaluation struct {
 	Refusal       *Refusal   `json:"refusal"`
 	refusal       *engine.Error
 	diffPct       *string
+	amountOK      bool
 	currencyOK    bool
 	noRate        bool
 	provider      string
@@ -114,10 +115,10 @@ func evaluateGroup(ctx context.Context, tx pgx.Tx, l *Level, left, right []int64
 	err := tx.QueryRow(ctx, `
 		select coalesce(left_sum, 0)::text, coalesce(right_sum, 0)::text, left_cur, right_cur, variance::text, coalesce(lag, 0),
 		       coalesce(inside, false), status, rule, amount_threshold::text, date_threshold, currency_threshold::text,
-		       diff_pct::text, coalesce(currency_ok, false), coalesce(no_rate, false), coalesce(provider, provider_key, '')
+		       diff_pct::text, coalesce(amount_ok, false), coalesce(currency_ok, false), coalesce(no_rate, false), coalesce(provider, provider_key, '')
 		from recon_group_eval($1, $2, $3)`, l.N, left, right).
 		Scan(&e.LeftSum, &e.RightSum, &e.LeftCurrency, &e.RightCurrency, &e.Variance, &e.DateLagDays, &e.Inside, &e.Status, &e.Rule,
-			&e.Tolerance.Amount, &e.Tolerance.Days, &e.Tolerance.CurrencyPct, &e.diffPct, &e.currencyOK, &e.noRate, &e.provider)
+			&e.Tolerance.Amount, &e.Tolerance.Days, &e.Tolerance.CurrencyPct, &e.diffPct, &e.amountOK, &e.currencyOK, &e.noRate, &e.provider)
 	if err != nil {
 		return nil, err
 	}

@@ -38,7 +38,7 @@ type Members struct {
 }
 
 // sideColumns are the columns every source has.
-var sideColumns = []string{"id", "ref", "amount", "currency", "date", "provider_key", "provider", "counted"}
+var sideColumns = []string{"id", "ref", "amount", "currency", "date", "provider_key", "provider", "counted", "manual"}
 
 // Column is a column of a side a dialog shows: the field name the API
 // gives it, the source column, its type.
@@ -49,11 +49,14 @@ type Column struct {
 }
 
 // LevelSide is one side of a level: its kind, the field naming its id in a
-// manual-match body, and the manual dialog's columns.
+// manual-match body, and the manual dialog's columns. Source, when given,
+// is the level's own source of the kind (a subset: level 2 reads the
+// imported card transactions, not a task's adjustments); else the kind's.
 type LevelSide struct {
 	SideName string   `yaml:"side" json:"-"`
 	Field    string   `yaml:"field" json:"field"`
 	Columns  []Column `yaml:"columns" json:"columns"`
+	Source   string   `yaml:"source" json:"-"`
 	*Side    `yaml:"-"`
 }
 
@@ -229,6 +232,12 @@ func (d *Definition) check() []string {
 				bad("%s: %s side %q is not declared under sides", at, which, ls.SideName)
 				continue
 			}
+			if ls.Source == "" {
+				ls.Source = ls.Side.Source
+			}
+			if !identifier.MatchString(ls.Source) {
+				bad("%s: %s source %q must be a lower-case SQL name", at, which, ls.Source)
+			}
 			if !fieldRule.MatchString(ls.Field) {
 				bad("%s: %s needs a field (the id's name in a manual-match body)", at, which)
 			}
@@ -368,6 +377,22 @@ func (d *Definition) Validate(ctx context.Context, pool *pgxpool.Pool, views fun
 		for _, which := range []string{"left", "right"} {
 			ls := l.side(which)
 			cols := have[ls.SideName]
+			if ls.Source != ls.Side.Source {
+				own, err := columns(ls.Source)
+				if err != nil {
+					return err
+				}
+				if len(own) == 0 {
+					bad("level %s: %s source %s does not exist", l.Slug, which, ls.Source)
+					continue
+				}
+				for _, c := range sideColumns {
+					if !own[c] {
+						bad("level %s: %s source %s has no column %s", l.Slug, which, ls.Source, c)
+					}
+				}
+				cols = own
+			}
 			if cols == nil {
 				continue
 			}

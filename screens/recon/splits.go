@@ -113,7 +113,7 @@ func splitPairs(l *Level) string {
 		from = fmt.Sprintf(`recon_split_keys k join %[1]s a on a.%[3]s = k.%[3]s join %[2]s o on o.%[3]s = k.%[3]s and %[4]s`,
 			l.side(anchor).Source, l.side(them).Source, l.Key[0], keyEqual(l, "a", "o"))
 	}
-	return fmt.Sprintf(splitPairsSQL, from, openSQL(l, anchor, "a"), openSQL(l, them, "o"))
+	return fmt.Sprintf(splitPairsSQL, from, autoSQL(l, anchor, "a"), autoSQL(l, them, "o"))
 }
 
 // splitKeysSQL lists, for a level paired by key, the values of its key's

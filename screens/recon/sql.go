@@ -24,6 +24,13 @@ func openSQL(l *Level, which, alias string) string {
 	return "not " + tests[0] + " and not " + tests[1]
 }
 
+// autoSQL is openSQL for an automatic run: the record is open and not one
+// made by hand (a task's adjustment: it joins the group of the ticket it
+// was made for, never a pair a run finds).
+func autoSQL(l *Level, which, alias string) string {
+	return openSQL(l, which, alias) + " and not " + alias + ".manual"
+}
+
 func liveTests(l *Level, which, alias string) []string {
 	return []string{
 		fmt.Sprintf(`exists (select 1 from recon_match m where m.level = %d and m.%s_id = %s.id and m.undone_on is null)`, l.N, which, alias),
@@ -86,7 +93,7 @@ func pairsSQL(l *Level) string {
 		       %s.provider_key as provider_key%s
 		%s
 		  and %s
-		  and %s`, l.tolAlias(), carry, from, openSQL(l, "left", "l"), openSQL(l, "right", "r"))
+		  and %s`, l.tolAlias(), carry, from, autoSQL(l, "left", "l"), autoSQL(l, "right", "r"))
 }
 
 // unmatchedSQL counts the records of side which that count as open and

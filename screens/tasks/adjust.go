@@ -48,6 +48,15 @@ type TaskTransaction struct {
 	IsManualAdjust  bool   `json:"isManualAdjust"`
 	Remarks         string `json:"remarks"`
 	CreatedBy       string `json:"createdBy"`
+	// MatchID, MatchStatus and MatchRule: its live match group at the
+	// level of tickets and transactions, if any (an adjustment that closed
+	// its ticket: rule adjustment).
+	MatchID     *int64  `json:"matchId"`
+	MatchStatus *string `json:"matchStatus"`
+	MatchRule   *string `json:"matchRule"`
+	// Closing, on the answer of a new adjustment: what it did to its
+	// ticket (Service.Close).
+	Closing any `json:"closing,omitempty"`
 }
 
 // Relations are a task's links with their counts and totals and the
@@ -104,12 +113,16 @@ func (s *Service) documents(ctx context.Context, tickets, transactions string, a
 		return nil, err
 	}
 	rows, err = s.pool.Query(ctx, `select c.id, c.client_unique_id, c.processing_date::text, coalesce(c.acquiring_bank, ''), coalesce(c.payment_method, ''),
-			c.currency, coalesce(c.transaction_type, ''), c.transaction_amount::text, c.is_manual_adjust, coalesce(c.remarks, ''), c.created_by
-		from card_transaction c where `+transactions+` order by c.is_manual_adjust, c.processing_date, c.id limit 1000`, arg)
+			c.currency, coalesce(c.transaction_type, ''), c.transaction_amount::text, c.is_manual_adjust, coalesce(c.remarks, ''), c.created_by,
+			m.id, m.status, m.rule
+		from card_transaction c
+		left join lateral (select m.id, m.status, m.rule from recon_match_live m
+			where m.level = 1 and m.side = 'right' and m.record_id = c.id limit 1) m on true
+		where `+transactions+` order by c.is_manual_adjust, c.processing_date, c.id limit 1000`, arg)
 	if err != nil {
 		return nil, err
 	}
-	if r.Transactions, err = pgx.CollectRows(rows, pgx.RowToStructByPos[TaskTransaction]); err != nil {
+	if r.Transactions, err = pgx.CollectRows(rows, scanTransaction); err != nil {
 		return nil, err
 	}
 	r.TicketCount, r.TransactionCount = len(r.Tickets), len(r.Transactions)
@@ -249,21 +262,51 @@ func (s *Service) AddAdjustment(ctx context.Context, id int64, a Adjustment) (*T
 		if err := touch(ctx, tx, id); err != nil {
 			return err
 		}
+		var closing any
+		if s.Close != nil {
+			// the adjustment joins its ticket's match group, or makes one
+			if closing, err = s.Close(ctx, tx, a.TicketID, id, adjustmentReason(id, remarks)); err != nil {
+				return err
+			}
+		}
 		if out, err = adjustment(ctx, tx, id, txID); err != nil {
 			return err
 		}
+		out.Closing = closing
 		return audit(ctx, tx, "adjust", id, nil, out)
 	})
 	return out, engine.TranslatePG(err)
 }
 
-func adjustment(ctx context.Context, tx pgx.Tx, task, txID int64) (*TaskTransaction, error) {
+// adjustmentReason is the reason a match group closed by an adjustment
+// keeps: the adjustment's remarks, else its task.
+func adjustmentReason(task int64, remarks *string) string {
+	if remarks != nil && strings.TrimSpace(*remarks) != "" {
+		return strings.TrimSpace(*remarks)
+	}
+	return fmt.Sprintf("Adjustment of task %d", task)
+}
+
+// scanTransaction reads a row of the documents' transaction query.
+func scanTransaction(row pgx.CollectableRow) (TaskTransaction, error) {
 	var t TaskTransaction
-	err := tx.QueryRow(ctx, `select id, client_unique_id, processing_date::text, coalesce(acquiring_bank, ''), coalesce(payment_method, ''),
-			currency, coalesce(transaction_type, ''), transaction_amount::text, is_manual_adjust, coalesce(remarks, ''), created_by
-		from card_transaction where id = $1 and task_id = $2 and is_manual_adjust`, txID, task).
-		Scan(&t.TransactionID, &t.ClientUniqueID, &t.Date, &t.AcquiringBank, &t.PaymentMethod, &t.Currency, &t.TransactionType,
-			&t.Amount, &t.IsManualAdjust, &t.Remarks, &t.CreatedBy)
+	err := row.Scan(&t.TransactionID, &t.ClientUniqueID, &t.Date, &t.AcquiringBank, &t.PaymentMethod, &t.Currency, &t.TransactionType,
+		&t.Amount, &t.IsManualAdjust, &t.Remarks, &t.CreatedBy, &t.MatchID, &t.MatchStatus, &t.MatchRule)
+	return t, err
+}
+
+func adjustment(ctx context.Context, tx pgx.Tx, task, txID int64) (*TaskTransaction, error) {
+	rows, err := tx.Query(ctx, `select c.id, c.client_unique_id, c.processing_date::text, coalesce(c.acquiring_bank, ''), coalesce(c.payment_method, ''),
+			c.currency, coalesce(c.transaction_type, ''), c.transaction_amount::text, c.is_manual_adjust, coalesce(c.remarks, ''), c.created_by,
+			m.id, m.status, m.rule
+		from card_transaction c
+		left join lateral (select m.id, m.status, m.rule from recon_match_live m
+			where m.level = 1 and m.side = 'right' and m.record_id = c.id limit 1) m on true
+		where c.id = $1 and c.task_id = $2 and c.is_manual_adjust`, txID, task)
+	if err != nil {
+		return nil, err
+	}
+	t, err := pgx.CollectExactlyOneRow(rows, scanTransaction)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, engine.NotFound("Transaction %d is not a manual adjustment of task %d.", txID, task).
 			With("tasks.adjustmentNotFound", "transactionId", txID, "id", task)

@@ -45,6 +45,11 @@ type Service struct {
 	// change its links): linking reads tickets and transactions of the
 	// caller's choosing, which is reconciliation data. nil: everyone may.
 	MayLink func(context.Context) bool
+	// Close closes the ticket an adjustment is made for, in the
+	// adjustment's transaction (reconciliation: the ticket's match group,
+	// recon.Service.CloseByAdjustment), and tells what it did; nil:
+	// adjustments close nothing.
+	Close func(ctx context.Context, tx pgx.Tx, ticketID, taskID int64, reason string) (any, error)
 }
 
 // errLinkNotAllowed refuses a link change by a caller MayLink refuses.
