@@ -112,12 +112,13 @@ type record struct {
 	date     time.Time
 	provider string
 	ref      string
+	manual   bool // made by hand: its date is not compared
 }
 
 func readRecord(ctx context.Context, tx pgx.Tx, l *Level, which string, id int64) (*record, error) {
 	var r record
 	s := l.side(which)
-	err := tx.QueryRow(ctx, recordOfSQL(l, which), id).Scan(&r.amount, &r.currency, &r.date, &r.provider, &r.ref)
+	err := tx.QueryRow(ctx, recordOfSQL(l, which), id).Scan(&r.amount, &r.currency, &r.date, &r.provider, &r.ref, &r.manual)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, engine.Invalid(s.Field, "There is no %s with id %d.", s.Name, id).With("recon.unknownRecord", "kind", s.Name, "id", id, "field", s.Field)
 	}
@@ -295,6 +296,14 @@ func evaluate(ctx context.Context, tx pgx.Tx, l *Level, left, right *record) (*E
 	if l.Tolerance.Side == "left" {
 		provider = left.provider
 	}
+	// a record made by hand is dated when it was booked: its date is not compared
+	leftDate, rightDate := left.date, right.date
+	if left.manual {
+		leftDate = rightDate
+	}
+	if right.manual {
+		rightDate = leftDate
+	}
 	var e Evaluation
 	err := tx.QueryRow(ctx, `
 		select e.variance::text, e.lag, e.diff_pct::text, e.rule, e.status, e.inside, e.currency_ok, e.no_rate, tol.currency_threshold::text
@@ -302,7 +311,7 @@ func evaluate(ctx context.Context, tx pgx.Tx, l *Level, left, right *record) (*E
 		left join recon_tolerance tol on tol.level = $7 and tol.provider_key = lower($8)
 		cross join lateral recon_pair_eval($1::numeric, $2::numeric, $3, $4, $5::date, $6::date,
 			tol.amount_threshold, tol.date_threshold, tol.currency_threshold) e`,
-		left.amount, right.amount, left.currency, right.currency, left.date, right.date, l.toleranceType(), provider).
+		left.amount, right.amount, left.currency, right.currency, leftDate, rightDate, l.toleranceType(), provider).
 		Scan(&e.Variance, &e.Lag, &e.DiffPct, &e.Rule, &e.Status, &e.Inside, &e.CurrencyOK, &e.NoRate, &e.Tolerance)
 	e.sameCur = left.currency != nil && right.currency != nil && *left.currency == *right.currency
 	return &e, err

@@ -33,7 +33,7 @@ var groupShapes = [][2]int{{2, 1}, {2, 1}, {1, 2}, {1, 2}, {3, 1}, {1, 3}, {2, 2
 // freeSides are the records of a side of a level with no live match in the
 // oracle nor in the product.
 func (o *oracleRun) freeSides(level int, isLeft bool) []*oSide {
-	left, right := o.m.sides(level)
+	left, right := o.m.pairable(level)
 	liveL, liveR := o.m.live(level)
 	prodL, prodR := o.productLive(level)
 	all, live, prod := left, liveL, prodL
@@ -807,7 +807,7 @@ func (m *oModel) autoSplits(level int) {
 	}
 	anchorLeft := def.Splits.Anchor == "left"
 	window := m.widestDays(level)
-	left, right := m.sides(level)
+	left, right := m.pairable(level)
 	liveL, liveR := m.live(level)
 	anchors, others, liveA, liveO := left, right, liveL, liveR
 	if !anchorLeft {

@@ -487,23 +487,36 @@ type oSide struct {
 	amount   *big.Rat
 	cur      string
 	date     oDay
+	// manual: made by hand (a task's adjustment): automatic runs never
+	// pair it and its date is not compared (DESIGN.md section 6, match
+	// groups: an adjustment is dated when it was booked).
+	manual bool
 }
 
 // level1Sides: tickets against card transactions on ticket_number =
 // client_unique_id; sale_amount against transaction_amount, trans_date
 // against processing_date; the tolerance of the transaction's provider. A
-// task's manual adjustment is not a transaction to match (DESIGN.md
-// section 6, level 1).
+// task's manual adjustment is a record made by hand on the right side: no
+// run pairs it; it joins the group of the ticket it was made for.
 func (m *oModel) level1Sides() (left, right []*oSide) {
 	for _, t := range m.tickets {
 		left = append(left, &oSide{id: t.id, label: fmt.Sprint("t", t.id), key: t.number, amount: t.amount, cur: t.cur, date: t.date})
 	}
 	for _, x := range m.txns {
-		if !x.adjust {
-			right = append(right, &oSide{id: x.id, label: fmt.Sprint("x", x.id), key: x.client, provider: x.provider, amount: x.amount, cur: x.cur, date: x.date})
-		}
+		right = append(right, &oSide{id: x.id, label: fmt.Sprint("x", x.id), key: x.client, provider: x.provider, amount: x.amount, cur: x.cur,
+			date: x.date, manual: x.adjust})
 	}
 	return left, right
+}
+
+// pairable are the records of a level's sides that runs pair and the
+// oracle's steps pick for pairs and groups: not those made by hand.
+func (m *oModel) pairable(level int) (left, right []*oSide) {
+	all := func(ss []*oSide) []*oSide {
+		return slices.DeleteFunc(ss, func(s *oSide) bool { return s.manual })
+	}
+	left, right = m.sides(level)
+	return all(left), all(right)
 }
 
 // level2Sides: card transactions against settlements on client_unique_id
@@ -631,7 +644,14 @@ func (m *oModel) evaluate(level int, l, r *oSide) oEval {
 		provider = l.provider
 	}
 	tol := m.toleranceOf(level, provider)
-	e := oEval{lag: dayLag(l.date, r.date), rule: "fx", status: "partial"}
+	ld, rd := l.date, r.date
+	if l.manual {
+		ld = rd
+	}
+	if r.manual {
+		rd = ld
+	}
+	e := oEval{lag: dayLag(ld, rd), rule: "fx", status: "partial"}
 	dateOK := e.lag <= tol.days
 	switch {
 	case l.cur == "" || r.cur == "": // a payout in several currencies
@@ -649,7 +669,7 @@ func (m *oModel) evaluate(level int, l, r *oSide) oEval {
 			e.rule, e.status = "date", "matched"
 		}
 	default:
-		lr, rr := m.usdRate(l.cur, l.date), m.usdRate(r.cur, r.date)
+		lr, rr := m.usdRate(l.cur, ld), m.usdRate(r.cur, rd)
 		if lr == nil || rr == nil {
 			break
 		}
@@ -691,10 +711,10 @@ func (m *oModel) live(level int) (left, right map[int64]*oMatch) {
 
 // sumSide is records of one side of a level taken together, as a group is
 // evaluated (decided for match groups): the sum of their amounts, their
-// currency when they share one ("" when they do not), their latest date,
-// and the key and provider of the first of them (the first id of the
-// request), whose tolerance counts when it is the tolerance side. Nil when
-// one of them is gone.
+// currency when they share one ("" when they do not), the latest date of
+// those not made by hand (manual when all are), and the key and provider
+// of the first of them (the first id of the request), whose tolerance
+// counts when it is the tolerance side. Nil when one of them is gone.
 func (m *oModel) sumSide(level int, isLeft bool, ids []int64) *oSide {
 	var out *oSide
 	for _, id := range ids {
@@ -708,7 +728,13 @@ func (m *oModel) sumSide(level int, isLeft bool, ids []int64) *oSide {
 		default:
 			out.label += "+" + s.label
 			out.amount = ratAdd(out.amount, s.amount)
-			out.date = max(out.date, s.date)
+			switch {
+			case s.manual:
+			case out.manual:
+				out.date, out.manual = s.date, false
+			default:
+				out.date = max(out.date, s.date)
+			}
 			if s.cur != out.cur {
 				out.cur = ""
 			}
@@ -770,7 +796,7 @@ func (m *oModel) groupRefusal(level int, l, r *oSide, e oEval) string {
 // for a left one: the order (difference, lag, left id, right id) is both),
 // each taken when neither of its records is taken yet.
 func (m *oModel) autoMatch(level int) {
-	left, right := m.sides(level)
+	left, right := m.pairable(level)
 	liveL, liveR := m.live(level)
 	undone := map[oPair]*oMatch{}
 	endedGroup := map[oRecord]*oMatch{} // the records of ended groups
@@ -1002,8 +1028,8 @@ func (m *oModel) matchedAmount(mt *oMatch, leftID int64) *big.Rat {
 // count and sum (SRA); the tickets matched (a live match that is not an
 // investigation; every ticket of a group) and what each counts as matched
 // (matchedAmount: the group's variance on its first ticket) plus the
-// manual adjustments made for the group's tickets (PPA), each adjustment
-// once, toward the ticket it was made for; count and amount variances;
+// manual adjustments made for the group's tickets that are in no match
+// group (PPA), each once, toward the ticket it was made for; count and amount variances;
 // status 1 unmatched (no ticket of the group matched), 3 matched (every
 // ticket matched and no amount variance; a match changed since it was made
 // counts as a difference, never as matched), else 2 partial.
@@ -1015,10 +1041,10 @@ func (m *oModel) ticketTransactionReport(from, to oDay) map[string][]*string {
 		sra, ppa              *big.Rat
 		changed               bool
 	}
-	liveL, _ := m.live(1)
+	liveL, liveR := m.live(1)
 	adjusted := map[int64]*big.Rat{}
 	for _, x := range m.txns {
-		if x.adjust {
+		if x.adjust && liveR[x.id] == nil { // (in a group, its group's sums have it)
 			adjusted[x.forTicket] = ratAdd(ratOr(adjusted[x.forTicket], new(big.Rat)), x.amount)
 		}
 	}
@@ -1822,7 +1848,7 @@ func (o *oracleRun) productLive(level int) (left, right map[int64]bool) {
 // oracle nor in the product: of one key when keyed (and there is one), any
 // otherwise; accept filters the pairs. Nil when there is none.
 func (o *oracleRun) pickPair(level int, keyed bool, accept func(l, r *oSide) bool) (*oSide, *oSide) {
-	left, right := o.m.sides(level)
+	left, right := o.m.pairable(level)
 	liveL, liveR := o.m.live(level)
 	prodL, prodR := o.productLive(level)
 	var pairs [][2]*oSide
@@ -2197,11 +2223,83 @@ func (o *oracleRun) adjustment() bool {
 	if amount.Sign() == 0 || o.r.IntN(2) == 0 {
 		amount = o.nonZeroDelta()
 	}
-	x := o.addAdjustment(t, amount, t.date+oDay(o.r.IntN(20)))
+	x := o.addAdjustment(t, amount, t.date+oDay(o.r.IntN(40)))
 	o.m.cover("adjustments for a ticket sharing its number", boolCount(shared[t.number] > 1))
 	o.step("adjustment", "x%d: adjustment of %s for t%d (%s, %d tickets of that number)", x.id, moneyText(amount), t.id, t.number, shared[t.number])
+	o.closeByAdjustment(t, x)
 	o.compare(true)
 	return true
+}
+
+// closeByAdjustment has the product close ticket t with its adjustments,
+// as the task service does in the transaction that made x, and models it
+// (decided for match groups): the ticket's adjustments in no live group
+// join the ticket's live group, or make one with the task's open card
+// transactions of its number (the oracle's tasks link none), and close
+// the ticket when the group's sums then agree: in one currency within the
+// amount tolerance of the provider of the group's first card transaction
+// (none: equal), across currencies within its currency tolerance; the
+// adjustments' dates are not compared. The group's rule is then
+// adjustment, its status matched when no difference is left, else
+// partial; otherwise nothing changes.
+func (o *oracleRun) closeByAdjustment(t *oTicket, x *oTxn) {
+	liveL, liveR := o.m.live(1)
+	var adjustments []int64
+	for _, a := range o.m.txns {
+		if a.adjust && a.forTicket == t.id && liveR[a.id] == nil {
+			adjustments = append(adjustments, a.id)
+		}
+	}
+	slices.Sort(adjustments)
+	mt := liveL[t.id]
+	lefts, rights := []int64{t.id}, []int64{}
+	if mt != nil {
+		lefts, rights = slices.Clone(mt.lefts), slices.Clone(mt.rights)
+	}
+	rights = append(rights, adjustments...)
+	_, r, e := o.m.evaluateGroup(1, lefts, rights)
+	closes := e.variance != nil && e.currencyOK && (!e.same || ratLE(ratAbs(e.variance), o.m.toleranceOf(1, r.provider).amount))
+	tx, err := o.f.pool.Begin(o.f.ctx)
+	if err != nil {
+		o.f.t.Fatal(err)
+	}
+	c, err := o.f.svc.CloseByAdjustment(o.f.ctx, tx, t.id, x.task, "oracle adjustment")
+	if err == nil {
+		err = tx.Commit(o.f.ctx)
+	} else {
+		_ = tx.Rollback(o.f.ctx)
+	}
+	label := fmt.Sprintf("x%d for t%d (group %v / %v)", x.id, t.id, lefts, rights)
+	switch {
+	case err != nil:
+		o.log.found(o, "adjustment", []oDiff{{fmt.Sprintf("%s: the product could not close the ticket: %v", label, err), causeClosing}})
+		return
+	case c.Closed != closes:
+		o.log.found(o, "adjustment", []oDiff{{fmt.Sprintf("%s: the oracle says it closes the ticket: %v (difference %s); the product: %v (difference %s)",
+			label, closes, strOr(ratPtrText(e.variance)), c.Closed, strOr(c.Difference)), causeClosing}})
+		if !c.Closed {
+			return
+		}
+		// the product's group is the one to follow from here
+	case !closes:
+		o.m.cover("adjustments that leave their ticket open", 1)
+		return
+	}
+	status := "partial"
+	if ratZero(e.variance) {
+		status = "matched"
+	}
+	o.m.cover("adjustments that close their ticket, "+status, 1)
+	if mt != nil {
+		o.m.cover("adjustments joining a live group, rule "+mt.rule, 1)
+		mt.rights, mt.rule, mt.status, mt.variance, mt.lag = rights, "adjustment", status, e.variance, e.lag
+		mt.views = o.m.views(mt)
+	} else {
+		mt = &oMatch{level: 1, lefts: lefts, rights: rights, status: status, rule: "adjustment", variance: e.variance, lag: e.lag,
+			id: c.Match.ID, by: "adjustment"}
+		o.m.add(mt)
+	}
+	o.step("adjustment closes", "%s: %s by adjustment, variance %s", label, status, strOr(ratPtrText(e.variance)))
 }
 
 // ---------------------------------------------------------------------------
@@ -2588,6 +2686,7 @@ const (
 	causeHeld       = "a record the product still holds in a match whose other record went (follows from: ended by the system)"
 	causePeriod     = "a payout with settlements in another month (decided: it belongs to the month of its latest settlement, with all of them)"
 	causeExact      = "every ticket of the group matched exactly, but an adjustment leaves an amount variance (DESIGN.md section 6: 3 matched = all matched, variance 0)"
+	causeClosing    = "an adjustment closing its ticket (decided: it joins the ticket's group, or makes one, rule adjustment, when the sums then agree; its date is not compared)"
 	causeGroup      = "a match group (decided: evaluated over its sums; every record counts as matched, its first left record carrying its variance, further ones none; it ends whole)"
 	causeGroupAlone = "a level-2 row whose matched transactions are all further transactions of groups (not decided: the oracle shows gross and net null there, as the sums of no settlement, as fees are when none is known)"
 )

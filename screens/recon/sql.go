@@ -103,9 +103,9 @@ func unmatchedSQL(l *Level, which string) string {
 }
 
 // recordOfSQL reads one record of side which by id ($1) as matching
-// compares it: amount, currency, date, provider key, ref.
+// compares it: amount, currency, date, provider key, ref, made by hand.
 func recordOfSQL(l *Level, which string) string {
-	return fmt.Sprintf(`select amount::text, currency, date, coalesce(provider_key, ''), coalesce(ref, '') from %s where id = $1`, l.side(which).Source)
+	return fmt.Sprintf(`select amount::text, currency, date, coalesce(provider_key, ''), coalesce(ref, ''), manual from %s where id = $1`, l.side(which).Source)
 }
 
 // filterSQL binds the dashboard's filter values once, typed, for sideSQL.
