@@ -51,9 +51,9 @@ type TaskTransaction struct {
 	// MatchID, MatchStatus and MatchRule: its live match group at the
 	// level of tickets and transactions, if any (an adjustment that closed
 	// its ticket: rule adjustment).
-	MatchID     *int64  `json:"matchId"`
-	MatchStatus *string `json:"matchStatus"`
-	MatchRule   *string `json:"matchRule"`
+	MatchID     *int64  `json:"matchId,omitempty"`
+	MatchStatus *string `json:"matchStatus,omitempty"`
+	MatchRule   *string `json:"matchRule,omitempty"`
 	// Closing, on the answer of a new adjustment: what it did to its
 	// ticket (Service.Close).
 	Closing any `json:"closing,omitempty"`
@@ -272,8 +272,12 @@ func (s *Service) AddAdjustment(ctx context.Context, id int64, a Adjustment) (*T
 		if out, err = adjustment(ctx, tx, id, txID); err != nil {
 			return err
 		}
+		// the task's history keeps the adjustment; its match group has an
+		// audit row of its own
+		logged := *out
+		logged.MatchID, logged.MatchStatus, logged.MatchRule = nil, nil, nil
 		out.Closing = closing
-		return audit(ctx, tx, "adjust", id, nil, out)
+		return audit(ctx, tx, "adjust", id, nil, &logged)
 	})
 	return out, engine.TranslatePG(err)
 }

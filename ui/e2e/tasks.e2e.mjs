@@ -218,6 +218,40 @@ async function main() {
     assert(await balance() === '20.00', 'balance');
   });
 
+  // Matching groups, item 4: an adjustment of a ticket's difference closes the ticket (rule
+  // adjustment) everywhere: the task's transactions, the toast, the reconcile lookup.
+  await check('an adjustment of the ticket\'s difference closes it: "Matched · by adjustment" in the task and in the reconcile lookup; a matched adjustment is not deleted', async () => {
+    await clearToasts(page);
+    await byTestId(page, 'task-manual-adjust').click();
+    await byTestId(page, 'adjust-dialog').waitFor();
+    await byTestId(page, 'adjust-ticket').click();
+    await page.locator('.p-dropdown-item', { hasText: numbers[0] }).click();
+    await byTestId(page, 'adjust-amount').fill('10.00');
+    const [res] = await Promise.all([
+      page.waitForResponse((r) => r.url().includes(`/api/TaskTT/${task.id}/manual-adjust`) && r.request().method() === 'POST'),
+      byTestId(page, 'adjust-save').click(),
+    ]);
+    const saved = (await res.json()).data;
+    assert(saved.closing?.closed === true && saved.closing.match?.rule === 'adjustment', `closing ${JSON.stringify(saved.closing)}`);
+    const closed = en.tasks.toast.adjustClosed.replace('{{ticket}}', numbers[0]).replace('{{matchId}}', String(saved.closing.match.id));
+    await page.locator('.p-toast-message', { hasText: closed }).waitFor();
+    const state = en.tasks.editor.matchState.replace('{{status}}', en.recon.status.matched).replace('{{rule}}', en.recon.chain.rules.adjustment);
+    await page.waitForFunction(([id, text]) => document.querySelector(`[data-testid="match-state-${id}"]`)?.textContent === text,
+      [saved.transactionId, state]);
+    await shot(page, 'tasks-adjustment-closes-en');
+    // the reconcile lookup of the ticket number says Matched
+    const lookup = await call('POST', '/grid', { ViewName: 'VW_ReconTicketLookup', PageNumber: 0, PageSize: 10,
+      Params: { fromDate: '2026-11-01', toDate: '2026-11-30', clientUniqueId: numbers[0] } });
+    const rows = lookup.dataList ?? [];
+    assert(rows.length === 1 && rows[0].ReconciliationStatus === 'Matched', `lookup ${JSON.stringify(lookup)}`);
+    // deleting it now would reopen the ticket behind the user's back: refused, translated
+    await clearToasts(page);
+    await byTestId(page, 'task-adjustment').locator('button').click();
+    await page.locator('.p-confirm-dialog-accept').click();
+    await page.locator('.p-toast-message-error').waitFor();
+    assert((await byTestId(page, 'task-adjustment').count()) === 1, 'the matched adjustment stays');
+  });
+
   await check('save a status in the editor: toast Task saved, the dialog closes, the row shows it; the history lists the changes', async () => {
     await byTestId(page, 'task-history').locator('summary').click();
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="task-history-entry"]').length >= 4);
@@ -296,7 +330,8 @@ async function main() {
     await shot(page, 'tasks-sv');
     await byTestId(page, `task-edit-${task.id}`).click();
     await page.locator('.p-dialog-title', { hasText: sv.tasks.dialog.editTitle.replace('{{id}}', task.id) }).waitFor();
-    await page.waitForFunction(() => document.querySelector('[data-testid="task-balance"]')?.textContent === '20,00');
+    // (the adjustment of 10.00 that closed the ticket stays: the balance is 10.00)
+    await page.waitForFunction(() => document.querySelector('[data-testid="task-balance"]')?.textContent === '10,00');
     // The history in Swedish: field names and values, not the stored diff (item 14).
     await byTestId(page, 'task-history').locator('summary').click();
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="task-history-entry"]').length >= 4);

@@ -51,7 +51,22 @@ export function TicketTable({ tickets, columns }: { tickets: TaskTicket[]; colum
   );
 }
 
-/** Manual adjustments are highlighted; with onDelete they get a delete button. */
+/**
+ * A transaction's reconciliation state at the tickets-vs-transactions level: its match's status
+ * and rule ("Matched · by adjustment"), or Open. A row without the fields (an older server) is open.
+ */
+export function useMatchStateText() {
+  const { t } = useTranslation();
+  return (x: Pick<TaskTransaction, 'matchId' | 'matchStatus' | 'matchRule'>): { text: string; open: boolean } => {
+    if (x.matchId === null || x.matchId === undefined) return { text: t('tasks.editor.matchOpen'), open: true };
+    const status = x.matchStatus ? t(`recon.status.${x.matchStatus}`, { defaultValue: x.matchStatus }) : t('recon.status.matched');
+    if (!x.matchRule) return { text: status, open: false };
+    const rule = t(`recon.chain.rules.${x.matchRule}`, { defaultValue: x.matchRule });
+    return { text: t('tasks.editor.matchState', { status, rule }), open: false };
+  };
+}
+
+/** Manual adjustments are highlighted; with onDelete they get a delete button. Each row tells its match state. */
 export function TransactionTable({
   transactions,
   columns,
@@ -63,6 +78,7 @@ export function TransactionTable({
 }) {
   const { t } = useTranslation();
   const text = useCellText();
+  const matchState = useMatchStateText();
   return (
     <table className="task-subtable">
       <thead>
@@ -72,6 +88,7 @@ export function TransactionTable({
               {t(`tasks.editor.transaction.${k}`)}
             </th>
           ))}
+          <th className="task-subtable__state">{t('tasks.editor.transaction.matchState')}</th>
           {onDelete && <th aria-label={t('tasks.editor.deleteAdjustment')} />}
         </tr>
       </thead>
@@ -84,6 +101,7 @@ export function TransactionTable({
                 {text(c, x[c])}
               </td>
             ))}
+            <MatchStateCell state={matchState(x)} testId={`match-state-${x.transactionId}`} />
             {onDelete && (
               <td>
                 {x.isManualAdjust && (
@@ -104,5 +122,13 @@ export function TransactionTable({
         ))}
       </tbody>
     </table>
+  );
+}
+
+function MatchStateCell({ state, testId }: { state: { text: string; open: boolean }; testId: string }) {
+  return (
+    <td className={state.open ? 'task-subtable__state task-subtable__state--open' : 'task-subtable__state'} data-testid={testId}>
+      {state.text}
+    </td>
   );
 }

@@ -84,6 +84,8 @@ describe('TaskEditorDialog', () => {
     expect((document.getElementById('adjust-date-input') as HTMLInputElement).value).toBe(today);
     expect((screen.getByTestId('adjust-currency') as HTMLInputElement).readOnly).toBe(true);
     expect((screen.getByTestId('adjust-currency') as HTMLInputElement).value).toBe('SEK');
+    // A transaction without the match fields (an older answer) is open.
+    expect(within(screen.getByTestId('task-transactions')).getByTestId('match-state-3').textContent).toBe('Open');
   });
 
   // First user, second round, item 9: the sub-tables showed yyyy-mm-dd and the adjustment date
@@ -113,5 +115,65 @@ describe('TaskEditorDialog', () => {
     fireEvent.click(screen.getByTestId('adjust-save'));
     await waitFor(() => expect(api.callsTo('POST', '/api/TaskTT/7/manual-adjust')).toHaveLength(1));
     expect(api.callsTo('POST', '/api/TaskTT/7/manual-adjust')[0]!.body).toMatchObject({ date: '2026-11-20', ticketId: 1 });
+    // An answer without closing (an older server): only that it was saved.
+    expect(await screen.findByText('Adjustment saved')).toBeTruthy();
+  });
+
+  describe('what an adjustment did to its ticket', () => {
+    const adjustment = { ...relations.transactions[0]!, transactionId: 9, amount: '20.01', isManualAdjust: true, remarks: 'rounding' };
+    const routes = (closing: unknown, after: typeof relations = relations) => ({
+      'GET /api/Users/list': ok(users),
+      'GET /api/TaskTT/7': ok(task),
+      'GET /api/TaskTT/7/relations': [ok(relations), ok(after)],
+      'GET /api/TaskTT/7/history': ok([]),
+      'POST /api/TaskTT/7/manual-adjust': created({ ...adjustment, matchId: null, matchStatus: null, matchRule: null, closing }),
+    });
+    const addAdjustment = async () => {
+      await screen.findByTestId('task-balance');
+      fireEvent.click(screen.getByTestId('task-manual-adjust'));
+      await screen.findByTestId('adjust-amount');
+      fireEvent.click(screen.getByTestId('adjust-save'));
+    };
+
+    it('closed: a success toast with the ticket and the match, and the rows show the match by adjustment', async () => {
+      const matched = { matchId: 55, matchStatus: 'matched', matchRule: 'adjustment' };
+      const after = {
+        ...relations,
+        transactions: [{ ...relations.transactions[0]!, ...matched }, { ...adjustment, ...matched }],
+        transactionCount: 2, transactionTotal: '150.005', balance: '-0.005',
+      };
+      const closing = {
+        closed: true,
+        match: { id: 55, status: 'matched', rule: 'adjustment', leftIds: [1], rightIds: [3, 9], amountVariance: '0.00' },
+        difference: '0.00',
+        tolerance: '0.05',
+      };
+      const api = mockApi(routes(closing, after));
+      renderEditor({ mode: 'edit', taskId: 7 });
+      await addAdjustment();
+      const message = await screen.findByText('Ticket 1234567890100 is now matched by adjustment (match 55).');
+      expect(message.closest('.p-toast-message-success')).toBeTruthy();
+      expect(screen.queryByText('Adjustment saved', { selector: '.p-toast-detail' })).toBeNull();
+      // The relations were read again: both rows are in the match, by adjustment.
+      await waitFor(() => expect(screen.getByTestId('match-state-9').textContent).toBe('Matched · by adjustment'));
+      expect(screen.getByTestId('match-state-3').textContent).toBe('Matched · by adjustment');
+      expect(api.callsTo('GET', '/api/TaskTT/7/relations')).toHaveLength(2);
+      expect(screen.queryByTestId('adjust-amount')).toBeNull();
+    });
+
+    it.each([
+      ['a tolerance', { difference: '1234.5', tolerance: '0.05' }, 'Ticket 1234567890100 stays open: 1,234.50 SEK still differs (accepted difference: 0.05).'],
+      ['no tolerance', { difference: '-0.0040', tolerance: null }, 'Ticket 1234567890100 stays open: -0.004 SEK still differs (the amounts must be equal).'],
+      ['no difference known', { difference: null, tolerance: '0.05' }, 'Ticket 1234567890100 stays open: its amounts cannot be compared.'],
+    ])('still open with %s: a warning with what still differs, and the adjustment is open', async (_, closing, text) => {
+      const after = { ...relations, transactions: [...relations.transactions, adjustment], transactionCount: 2 };
+      const api = mockApi(routes({ closed: false, ...closing }, after));
+      renderEditor({ mode: 'edit', taskId: 7 });
+      await addAdjustment();
+      const message = await screen.findByText(text);
+      expect(message.closest('.p-toast-message-warn')).toBeTruthy();
+      await waitFor(() => expect(screen.getByTestId('match-state-9').textContent).toBe('Open'));
+      expect(api.callsTo('GET', '/api/TaskTT/7/relations')).toHaveLength(2);
+    });
   });
 });

@@ -28,7 +28,7 @@ import { formatDecimal } from '../../lib/decimal';
 import { datePattern, fromIsoDate, toIsoDate } from '../../lib/dates';
 import { useCurrentUser } from '../../auth/useSession';
 import { DateOfBirthInput } from '../../components/DateOfBirthInput';
-import { tasksApi, userId, userName, type HistoryEntry, type Relations, type Task, type TaskTransaction, type UserOption } from './api';
+import { tasksApi, userId, userName, type Closing, type HistoryEntry, type Relations, type Task, type TaskTransaction, type UserOption } from './api';
 import { adjustmentDefaults, idsText, parseIds, validAdjustmentAmount, type AdjustmentDraft } from './taskLogic';
 import { useErrorText } from './errorText';
 import { HistoryList } from './HistoryList';
@@ -124,6 +124,8 @@ function TaskEditor({ mode, taskId, initial, onClose, onSaved }: Omit<TaskEditor
   const [pendingDelete, setPendingDelete] = useState<TaskTransaction | null>(null);
 
   const amount = useCallback((value: string | null | undefined) => formatDecimal(value ?? '0', 2, locale), [locale]);
+  /** Like amount, with every significant decimal past the second: a difference of 0.004 is not shown as 0.00. */
+  const exactAmount = (value: string) => formatDecimal(value, Math.max(2, (/\.(\d*?)0*$/.exec(value.trim())?.[1] ?? '').length), locale);
 
   const loadUsers = useCallback(() => {
     setUsersFailed(false);
@@ -236,6 +238,26 @@ function TaskEditor({ mode, taskId, initial, onClose, onSaved }: Omit<TaskEditor
     setAdjust(adjustmentDefaults(relations.tickets, relations.balance));
   };
 
+  /** Tells what the saved adjustment did to its ticket: matched it, or what still differs. */
+  const showClosing = (closing: Closing | null | undefined, ticketNumber: string, currency: string) => {
+    if (!closing) {
+      // An answer without it (an older server): only that the adjustment was saved.
+      toast.success(t('tasks.toast.adjusted'));
+      return;
+    }
+    if (closing.closed) {
+      toast.success(t('tasks.toast.adjustClosed', { ticket: ticketNumber, matchId: closing.match?.id ?? '–' }), t('tasks.toast.adjusted'));
+      return;
+    }
+    const open =
+      closing.difference === null || closing.difference === undefined
+        ? t('tasks.toast.adjustOpenUnknown', { ticket: ticketNumber })
+        : closing.tolerance === null || closing.tolerance === undefined
+          ? t('tasks.toast.adjustOpenExact', { ticket: ticketNumber, difference: exactAmount(closing.difference), currency })
+          : t('tasks.toast.adjustOpen', { ticket: ticketNumber, difference: exactAmount(closing.difference), currency, tolerance: exactAmount(closing.tolerance) });
+    toast.warn(open, t('tasks.toast.adjusted'));
+  };
+
   const saveAdjust = async () => {
     if (!adjust || taskId === undefined || !relations) return;
     const ticket = relations.tickets.find((k) => k.ticketId === adjust.ticketId);
@@ -245,7 +267,7 @@ function TaskEditor({ mode, taskId, initial, onClose, onSaved }: Omit<TaskEditor
     }
     setSaving(true);
     try {
-      await tasksApi.addAdjustment(taskId, {
+      const result = await tasksApi.addAdjustment(taskId, {
         ticketId: ticket.ticketId,
         ticketNumber: ticket.ticketNumber,
         amount: adjust.amount.trim(),
@@ -253,7 +275,7 @@ function TaskEditor({ mode, taskId, initial, onClose, onSaved }: Omit<TaskEditor
         currency: ticket.localFareCurrency,
         remarks: adjust.remarks,
       });
-      toast.success(t('tasks.toast.adjusted'));
+      showClosing(result?.closing, ticket.ticketNumber, ticket.localFareCurrency);
       setAdjust(null);
       await reload(false);
     } catch (err) {

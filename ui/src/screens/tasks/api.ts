@@ -46,6 +46,41 @@ export interface TaskTransaction {
   isManualAdjust: boolean;
   remarks: string;
   createdBy: string;
+  /**
+   * The transaction's live match at the tickets-vs-transactions level; null (or absent, from an
+   * older server) while it is open.
+   */
+  matchId?: number | null;
+  /** matched, partial, investigation or changed (recon.status.*). */
+  matchStatus?: string | null;
+  /** How it was matched: adjustment, manual, exact, forced, ... (recon.chain.rules.*). */
+  matchRule?: string | null;
+}
+
+/** The match group a ticket's adjustment closed it with (the part of it the editor reads). */
+export interface ClosingMatch {
+  id: number;
+  status: string;
+  rule: string;
+  leftIds: number[];
+  rightIds: number[];
+  amountVariance: string | null;
+}
+
+/** What an adjustment did to its ticket's reconciliation (the manual-adjust answer only). */
+export interface Closing {
+  /** true: the ticket is now matched by adjustment (match); false: it stays open. */
+  closed: boolean;
+  match?: ClosingMatch;
+  /** What still differs (ticket minus transactions and adjustments, in the ticket's currency); null when unknown. */
+  difference: string | null;
+  /** The accepted amount difference; null when there is none (the amounts must be equal). */
+  tolerance: string | null;
+}
+
+/** The manual-adjust answer: the adjustment, with what it did to its ticket. */
+export interface AdjustmentResult extends TaskTransaction {
+  closing?: Closing | null;
 }
 
 export interface Relations {
@@ -121,7 +156,7 @@ export const tasksApi = {
     apiRequest<Task>('PATCH', `/TaskTT/${id}/field?field=${field}&version=${encodeURIComponent(version)}`, value, { quiet: true }),
   relations: (id: number) => apiRequest<Relations>('GET', `/TaskTT/${id}/relations`, undefined, { quiet: true }),
   history: (id: number) => apiRequest<HistoryEntry[]>('GET', `/TaskTT/${id}/history`, undefined, { quiet: true }),
-  addAdjustment: (id: number, input: AdjustmentInput) => api.post<TaskTransaction>(`/TaskTT/${id}/manual-adjust`, input),
+  addAdjustment: (id: number, input: AdjustmentInput) => api.post<AdjustmentResult>(`/TaskTT/${id}/manual-adjust`, input),
   deleteAdjustment: (id: number, transactionId: number) => api.delete<void>(`/TaskTT/${id}/manual-adjust/${transactionId}`),
   users: () => api.getQuiet<UserOption[]>('/Users/list'),
   prefs: (key: string) => api.getQuiet<unknown>(`/preferences/${key}`),
