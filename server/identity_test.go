@@ -654,3 +654,29 @@ func repoEngine(t *testing.T, pool *pgxpool.Pool) *engine.Engine {
 	}
 	return engine.New(engine.Options{Pool: pool, Metadata: md})
 }
+
+// TestRoleWriteOffLimit: a role's write-off limit (USD) is kept, shown,
+// refused when it is not an amount, and cleared with null.
+func TestRoleWriteOffLimit(t *testing.T) {
+	w := newWorld(t)
+	admin := w.login("admin", adminPassword)
+	role := w.must(201, "POST", "/api/roles", admin, map[string]any{"roleName": "Controllers", "writeOffLimit": "250.00"})
+	if role["writeOffLimit"] != "250.00" {
+		t.Fatalf("created: %v", role)
+	}
+	path := fmt.Sprintf("/api/roles/%d", int64(role["id"].(float64)))
+	for _, bad := range []any{"1.234", "-5", "ten", 1e30} {
+		a := w.do("PUT", path, admin, map[string]any{"roleName": "Controllers", "writeOffLimit": bad, "version": role["version"]})
+		if a.status != 400 || a.env.Field != "writeOffLimit" {
+			t.Errorf("limit %v: %d %s", bad, a.status, a.body)
+		}
+	}
+	role = w.must(200, "PUT", path, admin, map[string]any{"roleName": "Controllers", "writeOffLimit": 75.5, "version": role["version"]})
+	if role["writeOffLimit"] != "75.50" {
+		t.Errorf("a number: %v", role["writeOffLimit"])
+	}
+	role = w.must(200, "PUT", path, admin, map[string]any{"roleName": "Controllers", "writeOffLimit": nil, "version": role["version"]})
+	if role["writeOffLimit"] != nil {
+		t.Errorf("cleared: %v", role["writeOffLimit"])
+	}
+}

@@ -90,6 +90,7 @@ var routeAccess = map[string]access{
 	"POST /api/recon/:level/auto":                           {screens: []int{13}},
 	"POST /api/recon/:level/match":                          {screens: []int{13}},
 	"POST /api/recon/:level/evaluate":                       {screens: []int{13}},
+	"POST /api/recon/:level/writeoff":                       {screens: []int{13}},
 	"POST /api/recon/:level/investigate":                    {screens: []int{13}},
 	"DELETE /api/recon/:level/match/:id":                    {screens: []int{13}},
 	"POST /api/recon/:level/candidates":                     {screens: []int{13}},

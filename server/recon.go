@@ -39,6 +39,7 @@ func (h *reconHandlers) mount(r fiber.Router, auth fiber.Handler) {
 	g.Post("/:level/auto", h.auto)
 	g.Post("/:level/match", h.match)
 	g.Post("/:level/evaluate", h.evaluate)
+	g.Post("/:level/writeoff", h.writeoff)
 	g.Post("/:level/investigate", h.investigate)
 	g.Delete("/:level/match/:id", h.undo)
 	g.Post("/:level/candidates", h.candidates)
@@ -317,6 +318,36 @@ func idList(b map[string]json.RawMessage, name string) ([]int64, error) {
 		return nil, engine.Invalid(name, "%s must be a list of record ids.", name).With("recon.idList", "field", name)
 	}
 	return ids, nil
+}
+
+// writeoff writes off records of one side ({side, ids, reason}): the match
+// group that closes them.
+func (h *reconHandlers) writeoff(c fiber.Ctx) error {
+	l, err := h.level(c)
+	if err != nil {
+		return err
+	}
+	var b map[string]json.RawMessage
+	if err := decode(c, &b); err != nil {
+		return err
+	}
+	var side, reason string
+	for name, v := range map[string]*string{"side": &side, "reason": &reason} {
+		if raw, ok := b[name]; ok && string(raw) != "null" {
+			if err := json.Unmarshal(raw, v); err != nil {
+				return engine.Invalid(name, "%s must be text.", name).With("recon.text", "field", name)
+			}
+		}
+	}
+	ids, err := idList(b, "ids")
+	if err != nil {
+		return err
+	}
+	m, err := h.recon.WriteOff(c.Context(), l, side, ids, reason)
+	if err != nil {
+		return err
+	}
+	return created(c, m)
 }
 
 // evaluate tells what a manual match of the body's records would be

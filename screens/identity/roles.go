@@ -2,8 +2,10 @@ package identity
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -21,6 +23,9 @@ type Role struct {
 	CreatedOn   time.Time `json:"createdOn"`
 	CreatedBy   string    `json:"createdBy"`
 	Version     time.Time `json:"version"` // when last changed; an update sends the one it read
+	// WriteOffLimit is the largest amount, in USD, a holder of the role may
+	// write off at once (reconciliation); nil: none.
+	WriteOffLimit *string `json:"writeOffLimit"`
 }
 
 // RoleInput is what the role form may write.
@@ -28,6 +33,10 @@ type RoleInput struct {
 	RoleName    string `json:"roleName"`
 	Description string `json:"description"`
 	Version     any    `json:"version"` // the role's version as read (updates only)
+	// WriteOffLimit: a JSON number or numeric text of at most 2 decimals,
+	// not negative; null or "" for none.
+	WriteOffLimit json.RawMessage `json:"writeOffLimit"`
+	limit         *string
 }
 
 // WebScreen is a screen a role can grant.
@@ -45,7 +54,10 @@ type RoleScreen struct {
 	ScreenName string `json:"screenName"`
 }
 
-const roleColumns = `id, role_name, description, is_admin, created_on, created_by, updated_on`
+const roleColumns = `id, role_name, description, is_admin, created_on, created_by, updated_on, writeoff_limit::text`
+
+// limitPattern: an amount of at most 18 whole digits and 2 decimals.
+var limitPattern = regexp.MustCompile(`^[0-9]{1,18}(\.[0-9]{1,2})?$`)
 
 func (in *RoleInput) clean() error {
 	in.RoleName = strings.TrimSpace(in.RoleName)
@@ -58,6 +70,19 @@ func (in *RoleInput) clean() error {
 	case len([]rune(in.Description)) > 200:
 		return engine.Invalid("description", "Description must be at most 200 characters.")
 	}
+	text := strings.TrimSpace(string(in.WriteOffLimit))
+	var str string
+	if json.Unmarshal(in.WriteOffLimit, &str) == nil {
+		text = strings.TrimSpace(str)
+	}
+	if text == "" || text == "null" {
+		return nil
+	}
+	if !limitPattern.MatchString(text) {
+		return engine.Invalid("writeOffLimit", "The write-off limit is an amount in USD of at most 2 decimals, not negative, got %s.", text).
+			With("roles.writeOffLimit", "value", text)
+	}
+	in.limit = &text
 	return nil
 }
 
@@ -85,7 +110,7 @@ func getRole(ctx context.Context, q querier, id int64, lock bool) (*Role, error)
 		query += ` for update`
 	}
 	var r Role
-	err := q.QueryRow(ctx, query, id).Scan(&r.ID, &r.RoleName, &r.Description, &r.IsAdmin, &r.CreatedOn, &r.CreatedBy, &r.Version)
+	err := q.QueryRow(ctx, query, id).Scan(&r.ID, &r.RoleName, &r.Description, &r.IsAdmin, &r.CreatedOn, &r.CreatedBy, &r.Version, &r.WriteOffLimit)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, engine.NotFound("Role %d not found.", id).With("roles.notFound", "id", id)
 	}
@@ -101,8 +126,8 @@ func (s *Service) CreateRole(ctx context.Context, in RoleInput) (*Role, error) {
 	var r *Role
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var id int64
-		err := tx.QueryRow(ctx, `insert into role (role_name, description, created_on, created_by, updated_on, updated_by)
-			values ($1, $2, $3, $4, $3, $4) returning id`, in.RoleName, in.Description, s.now(), actor).Scan(&id)
+		err := tx.QueryRow(ctx, `insert into role (role_name, description, created_on, created_by, updated_on, updated_by, writeoff_limit)
+			values ($1, $2, $3, $4, $3, $4, $5::numeric) returning id`, in.RoleName, in.Description, s.now(), actor, in.limit).Scan(&id)
 		if err != nil {
 			return duplicate(err)
 		}
@@ -132,8 +157,8 @@ func (s *Service) UpdateRole(ctx context.Context, id int64, in RoleInput) (*Role
 		if err := engine.CheckVersion(before.Version, in.Version); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `update role set role_name = $2, description = $3, updated_on = $4, updated_by = $5 where id = $1`,
-			id, in.RoleName, in.Description, s.now(), actor); err != nil {
+		if _, err := tx.Exec(ctx, `update role set role_name = $2, description = $3, updated_on = $4, updated_by = $5, writeoff_limit = $6::numeric
+			where id = $1`, id, in.RoleName, in.Description, s.now(), actor, in.limit); err != nil {
 			return duplicate(err)
 		}
 		if after, err = getRole(ctx, tx, id, false); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/internal/decimal"
 )
 
 // Closing is what a ticket's adjustments did to it at the level pairing
@@ -97,7 +98,7 @@ func (s *Service) CloseByAdjustment(ctx context.Context, tx pgx.Tx, ticketID, ta
 		return out, nil
 	}
 	status := "partial"
-	if isZero(*e.Variance) {
+	if decimal.IsZero(*e.Variance) {
 		status = "matched"
 	}
 	actor := engine.ActorFrom(ctx).Username
@@ -127,16 +128,6 @@ func (s *Service) CloseByAdjustment(ctx context.Context, tx pgx.Tx, ticketID, ta
 	out.Match.LeftIDs, out.Match.RightIDs = slices.Clone(left), slices.Clone(right)
 	return out, engine.Audit(ctx, tx, engine.AuditEntry{Action: "recon.match.adjustment", Entity: "recon_match",
 		EntityID: fmt.Sprint(out.Match.ID), Before: before, After: out.Match})
-}
-
-// isZero tells whether a numeric text is zero ("0", "0.00", "-0.00").
-func isZero(n string) bool {
-	for _, c := range n {
-		if c != '0' && c != '.' && c != '-' {
-			return false
-		}
-	}
-	return true
 }
 
 func nullIfEmpty(s string) *string {

@@ -24,7 +24,7 @@ type Match struct {
 	LeftIDs        []int64    `json:"leftIds"`
 	RightIDs       []int64    `json:"rightIds"`
 	Status         string     `json:"status"` // matched, partial, investigation
-	Rule           string     `json:"rule"`   // exact, date, amount, fx, manual, investigation
+	Rule           string     `json:"rule"`   // exact, date, amount, fx, manual, investigation, forced, adjustment, writeoff
 	AmountVariance *string    `json:"amountVariance"`
 	DateLagDays    *int       `json:"dateLagDays"`
 	Reason         *string    `json:"reason"`
@@ -36,7 +36,8 @@ type Match struct {
 	UndoReason     *string    `json:"undoReason,omitempty"`
 }
 
-const matchColumns = `id, level, left_id, right_id, status, rule, amount_variance::text, date_lag_days, reason, run_id,
+// (a write-off's other side has no first record: id 0, no ids)
+const matchColumns = `id, level, coalesce(left_id, 0), coalesce(right_id, 0), status, rule, amount_variance::text, date_lag_days, reason, run_id,
 	created_by, created_on, undone_by, undone_on, undo_reason`
 
 func (s *Service) scanMatch(row pgx.Row) (*Match, error) {
@@ -48,7 +49,13 @@ func (s *Service) scanMatch(row pgx.Row) (*Match, error) {
 		return nil, err
 	}
 	m.Level = s.def.slugOf(level)
-	m.LeftIDs, m.RightIDs = []int64{m.LeftID}, []int64{m.RightID}
+	m.LeftIDs, m.RightIDs = []int64{}, []int64{}
+	if m.LeftID != 0 {
+		m.LeftIDs = append(m.LeftIDs, m.LeftID)
+	}
+	if m.RightID != 0 {
+		m.RightIDs = append(m.RightIDs, m.RightID)
+	}
 	return &m, nil
 }
 

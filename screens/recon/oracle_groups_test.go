@@ -535,9 +535,9 @@ func (o *oracleRun) undoGroup() bool {
 	o.compare(true)
 	if o.r.IntN(2) == 0 {
 		isLeft := len(mt.lefts) > 1
-		ids := mt.rights[1:]
+		ids := further(mt.rights)
 		if isLeft {
-			ids = mt.lefts[1:]
+			ids = further(mt.lefts)
 		}
 		freed := o.m.side(mt.level, isLeft, pickOf(o.r, ids...))
 		if freed == nil {
@@ -572,6 +572,9 @@ func (o *oracleRun) groupMember(level int) (*oMatch, bool, int64) {
 	}
 	mt := groups[o.r.IntN(len(groups))]
 	isLeft := o.r.IntN(2) == 0
+	if len(mt.lefts) == 0 || len(mt.rights) == 0 { // a write-off: its one side
+		isLeft = len(mt.lefts) > 0
+	}
 	ids := mt.rights
 	if isLeft {
 		ids = mt.lefts

@@ -66,6 +66,9 @@ func TestOracleReports(t *testing.T) {
 		for level := 1; level <= 3; level++ {
 			run.manualGroup(level, "manual group")
 		}
+		for i := 1 + run.r.IntN(3); i > 0; i-- {
+			run.writeOff()
+		}
 		for i := run.r.IntN(3); i > 0; i-- {
 			run.manualGroup(1+run.r.IntN(3), "manual group")
 		}
@@ -315,8 +318,25 @@ func (m *oModel) views(mt *oMatch) map[oRecord]string {
 }
 
 // left and right are the first record of each side.
-func (mt *oMatch) left() int64  { return mt.lefts[0] }
-func (mt *oMatch) right() int64 { return mt.rights[0] }
+// left and right are the match's first record of each side (0: none, the
+// other side of a write-off).
+func (mt *oMatch) left() int64  { return first(mt.lefts) }
+func (mt *oMatch) right() int64 { return first(mt.rights) }
+
+func first(ids []int64) int64 {
+	if len(ids) == 0 {
+		return 0
+	}
+	return ids[0]
+}
+
+// further are the records of a side after its first.
+func further(ids []int64) []int64 {
+	if len(ids) < 2 {
+		return nil
+	}
+	return ids[1:]
+}
 
 // group tells whether it holds more than one record of a side.
 func (mt *oMatch) group() bool { return len(mt.lefts) > 1 || len(mt.rights) > 1 }
@@ -909,6 +929,10 @@ func (m *oModel) touch(level int, isLeft bool, id int64) {
 		if mt.ended != "" || mt.level != level || !mt.holds(isLeft, id) {
 			continue
 		}
+		if mt.rule == "writeoff" {
+			m.touchWriteOff(mt)
+			continue
+		}
 		l, _, e := m.evaluateGroup(level, mt.lefts, mt.rights)
 		if l == nil {
 			mt.ended = "system"
@@ -939,6 +963,37 @@ func (m *oModel) touch(level int, isLeft bool, id int64) {
 			m.cover("groups re-evaluated, now "+mt.status, 1)
 		}
 	}
+}
+
+// touchWriteOff follows a change of a written-off record (decided for
+// write-offs): a record gone ends it (by the system); else it stays, matched
+// while its records sum to what was written off (its variance, left minus
+// right), changed when they do not; what was written off stays.
+func (m *oModel) touchWriteOff(mt *oMatch) {
+	ids, isLeft := mt.lefts, true
+	if len(ids) == 0 {
+		ids, isLeft = mt.rights, false
+	}
+	s := m.sumSide(mt.level, isLeft, ids)
+	if s == nil {
+		mt.ended = "system"
+		m.cover("write-offs ended by the system", 1)
+		return
+	}
+	views := m.views(mt)
+	if maps.Equal(views, mt.views) {
+		return
+	}
+	mt.views, mt.reevaluated = views, true
+	written := mt.variance
+	if !isLeft {
+		written = ratNeg(written)
+	}
+	mt.status = "changed"
+	if ratEq(s.amount, written) {
+		mt.status = "matched"
+	}
+	m.cover("write-offs re-checked, now "+mt.status, 1)
 }
 
 func boolCount(b bool) int {
@@ -1156,10 +1211,14 @@ func (m *oModel) transactionSettlementReport(from, to oDay) map[string][]*string
 		} else {
 			m.coverOnce("L2 report rows with a further transaction of a group", fmt.Sprint(key, mt.pair()))
 		}
-		first := settlements[mt.right()]
-		g.curs[first.cur] = true
+		// (a write-off has no settlement: in the transaction's own currency)
+		cur := x.cur
+		if first := settlements[mt.right()]; first != nil {
+			cur = first.cur
+		}
+		g.curs[cur] = true
 		g.settled = ratAdd(g.settled, m.matchedAmount(mt, x.id))
-		if first.cur != x.cur {
+		if cur != x.cur {
 			g.fxAmount, g.fxN = ratAdd(g.fxAmount, x.amount), g.fxN+1
 			if share := mt.share(x.id); share != nil {
 				g.fxCost, g.fxCostN = ratAdd(g.fxCost, share), g.fxCostN+1
@@ -1227,7 +1286,7 @@ func (m *oModel) settlementBankReport(from, to oDay) map[string][]*string {
 			out[p.key] = append(row, nil, nil, nil, nil, nil, nil, textOf("Unmatched"), countText(3), nil, nil)
 			continue
 		}
-		b := bookings[mt.right()]
+		b := bookings[mt.right()] // (none: written off)
 		status, n := "Partial", 2
 		if mt.exact() {
 			status, n = "Matched", 1
@@ -1238,6 +1297,10 @@ func (m *oModel) settlementBankReport(from, to oDay) map[string][]*string {
 		matchID := textOf("unknown (the product has no live match of this pair)")
 		if mt.id != 0 {
 			matchID = countText(int(mt.id))
+		}
+		if b == nil {
+			out[p.key] = append(row, nil, nil, nil, nil, nil, ratPtrText(mt.share(m.payoutIDs[p.key])), textOf(status), countText(n), nil, matchID)
+			continue
 		}
 		out[p.key] = append(row, textOf(b.date.String()), textOf(b.account), ratPtrText(bookingReco(b)), ratPtrText(b.charges),
 			textOf(b.cur), ratPtrText(mt.share(m.payoutIDs[p.key])), textOf(status), countText(n), countText(int(b.id)), matchID)
@@ -1601,6 +1664,8 @@ type oracleRun struct {
 	kind string                     // the kind of the step being checked
 	prev map[string]map[string]bool // check -> the differences it last found
 	keys int
+	// writers counts the users made to write off (writer)
+	writers int
 }
 
 // oracleTables are the documents, the matches and the reference data,
@@ -1806,7 +1871,7 @@ func (p *oProductMatch) holds(isLeft bool, id int64) bool {
 }
 
 func (o *oracleRun) productMatches(live bool) []*oProductMatch {
-	rows, err := o.f.pool.Query(o.f.ctx, `select id, level, left_id, right_id, status, rule, amount_variance::text, date_lag_days, undone_by,
+	rows, err := o.f.pool.Query(o.f.ctx, `select id, level, coalesce(left_id, 0), coalesce(right_id, 0), status, rule, amount_variance::text, date_lag_days, undone_by,
 			array(select mm.record_id from recon_match_member mm where mm.match_id = m.id and mm.side = 'left' order by mm.record_id),
 			array(select mm.record_id from recon_match_member mm where mm.match_id = m.id and mm.side = 'right' order by mm.record_id)
 		from recon_match m where (undone_on is null) = $1 order by level, left_id, right_id, id`, live)
@@ -1832,7 +1897,7 @@ func (o *oracleRun) productLive(level int) (left, right map[int64]bool) {
 	left, right = map[int64]bool{}, map[int64]bool{}
 	for _, p := range o.productMatches(true) {
 		if p.level == level {
-			left[p.left], right[p.right] = true, true
+			left[p.left], right[p.right] = p.left != 0, p.right != 0
 			for _, id := range p.moreLeft {
 				left[id] = true
 			}
@@ -2447,7 +2512,7 @@ func (o *oracleRun) matchDiffs() []oDiff {
 			if g.status != w.status || (!w.reevaluated && g.rule != w.rule) || !ratEq(gv, w.variance) || g.lag == nil || *g.lag != w.lag {
 				diffs = append(diffs, oDiff{fmt.Sprintf("%s: product %s, oracle %s", o.matchLabel(w), g.describe(), w.describe()), o.pairCause(p, w)})
 			}
-			if wl, wr := sorted(w.lefts[1:]), sorted(w.rights[1:]); !slices.Equal(wl, g.moreLeft) || !slices.Equal(wr, g.moreRight) {
+			if wl, wr := sorted(further(w.lefts)), sorted(further(w.rights)); !slices.Equal(wl, g.moreLeft) || !slices.Equal(wr, g.moreRight) {
 				diffs = append(diffs, oDiff{fmt.Sprintf("%s: the product's match of these first records holds %s", o.matchLabel(w), o.productLabel(g)),
 					o.pairCause(p, w)})
 			}
@@ -2476,7 +2541,7 @@ type oRecord struct {
 // product holds in a group is in that match in the oracle. (A pair's
 // records show in matchDiffs.)
 func (o *oracleRun) recordDiffs() []oDiff {
-	rows, err := o.f.pool.Query(o.f.ctx, `select level, side = 'left', record_id, left_id, right_id, exists (select 1 from recon_match_member mm where mm.match_id = v.id)
+	rows, err := o.f.pool.Query(o.f.ctx, `select level, side = 'left', record_id, coalesce(left_id, 0), coalesce(right_id, 0), exists (select 1 from recon_match_member mm where mm.match_id = v.id)
 		from recon_match_live v`)
 	if err != nil {
 		o.f.t.Fatal(err)
@@ -2687,6 +2752,7 @@ const (
 	causePeriod     = "a payout with settlements in another month (decided: it belongs to the month of its latest settlement, with all of them)"
 	causeExact      = "every ticket of the group matched exactly, but an adjustment leaves an amount variance (DESIGN.md section 6: 3 matched = all matched, variance 0)"
 	causeClosing    = "an adjustment closing its ticket (decided: it joins the ticket's group, or makes one, rule adjustment, when the sums then agree; its date is not compared)"
+	causeWriteOff   = "a write-off (decided: records of one side closed without a counter-record within the writer's limit in USD; its variance what was written off)"
 	causeGroup      = "a match group (decided: evaluated over its sums; every record counts as matched, its first left record carrying its variance, further ones none; it ends whole)"
 	causeGroupAlone = "a level-2 row whose matched transactions are all further transactions of groups (not decided: the oracle shows gross and net null there, as the sums of no settlement, as fees are when none is known)"
 )
