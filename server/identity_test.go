@@ -679,4 +679,33 @@ func TestRoleWriteOffLimit(t *testing.T) {
 	if role["writeOffLimit"] != nil {
 		t.Errorf("cleared: %v", role["writeOffLimit"])
 	}
+	// A role editor who is no Administrator may not raise the limit of a
+	// role they hold; of another role, yes.
+	_, editor := w.addUser(admin, "limits", 6)
+	var listed struct {
+		Data []map[string]any `json:"data"`
+	}
+	if err := json.Unmarshal(w.do("GET", "/api/roles", admin, nil).body, &listed); err != nil {
+		t.Fatal(err)
+	}
+	var own map[string]any
+	for _, r := range listed.Data {
+		if r["roleName"] == "limits role" {
+			own = r
+		}
+	}
+	if own == nil {
+		t.Fatal("no role of the editor")
+	}
+	ownPath := fmt.Sprintf("/api/roles/%d", int64(own["id"].(float64)))
+	if a := w.do("PUT", ownPath, editor, map[string]any{"roleName": "limits role", "writeOffLimit": "1000000.00", "version": own["version"]}); a.status != 403 ||
+		a.env.Code != "roles.ownWriteOffLimit" {
+		t.Errorf("raising one's own limit: %d %s", a.status, a.body)
+	}
+	if a := w.do("PUT", ownPath, editor, map[string]any{"roleName": "limits role", "description": "renamed only", "version": own["version"]}); a.status != 200 {
+		t.Errorf("editing one's own role without its limit: %d %s", a.status, a.body)
+	}
+	if a := w.do("PUT", path, editor, map[string]any{"roleName": "Controllers", "writeOffLimit": "10.00", "version": role["version"]}); a.status != 200 {
+		t.Errorf("another role's limit: %d %s", a.status, a.body)
+	}
 }

@@ -103,6 +103,25 @@ func mayEditRole(ctx context.Context, q querier, role *Role) error {
 	return adminOnly("change the Administrator role")
 }
 
+// mayChangeWriteOffLimit refuses a change of the write-off limit of a role
+// the actor holds, unless they are an Administrator: nobody raises what
+// they may write off themselves.
+func mayChangeWriteOffLimit(ctx context.Context, q querier, role *Role, limit *string) error {
+	var same bool
+	if err := q.QueryRow(ctx, `select $1::numeric is not distinct from $2::numeric`, role.WriteOffLimit, limit).Scan(&same); err != nil || same {
+		return err
+	}
+	actor := engine.ActorFrom(ctx).UserID
+	var own bool
+	if err := q.QueryRow(ctx, `select exists (select 1 from user_role where user_id = $1 and role_id = $2)`, actor, role.ID).Scan(&own); err != nil || !own {
+		return err
+	}
+	if admin, err := holdsAdmin(ctx, q, actor); err != nil || admin {
+		return err
+	}
+	return engine.Forbidden("You hold this role: another user changes its write-off limit.").With("roles.ownWriteOffLimit")
+}
+
 // mayGrantScreens checks a change of role's screens to screenIDs: nobody
 // changes the screens of a role they hold, and only an Administrator newly
 // grants screen 4 or 6.

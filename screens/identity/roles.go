@@ -157,6 +157,9 @@ func (s *Service) UpdateRole(ctx context.Context, id int64, in RoleInput) (*Role
 		if err := engine.CheckVersion(before.Version, in.Version); err != nil {
 			return err
 		}
+		if err := mayChangeWriteOffLimit(ctx, tx, before, in.limit); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, `update role set role_name = $2, description = $3, updated_on = $4, updated_by = $5, writeoff_limit = $6::numeric
 			where id = $1`, id, in.RoleName, in.Description, s.now(), actor, in.limit); err != nil {
 			return duplicate(err)

@@ -298,7 +298,7 @@ func (s *Service) chainLinks(ctx context.Context, tx pgx.Tx, edges []edge, ids m
 	out := []ChainLink{}
 	for _, e := range edges {
 		from, to := nonNil(ids[e.from]), nonNil(ids[e.to])
-		if len(from) == 0 || len(to) == 0 {
+		if len(from) == 0 && len(to) == 0 {
 			continue
 		}
 		var sql string
@@ -311,7 +311,14 @@ func (s *Service) chainLinks(ctx context.Context, tx pgx.Tx, edges []edge, ids m
 			// a group links each of its left records with each of its right ones
 			sql = fmt.Sprintf(`select a.record_id, b.record_id, a.status, a.rule, a.amount_variance::text, a.date_lag_days, a.id, a.run_id, a.created_by, a.created_on
 				from recon_match_live a join recon_match_live b on b.level = a.level and b.id = a.id and b.side = 'right'
-				where a.level = %d and a.side = 'left' and a.record_id = any ($1) and b.record_id = any ($2)`, l.N)
+				where a.level = %[1]d and a.side = 'left' and a.record_id = any ($1) and b.record_id = any ($2)
+				union all
+				-- a write-off links its records with no counter-record (id 0)
+				select a.record_id, 0, a.status, a.rule, a.amount_variance::text, a.date_lag_days, a.id, a.run_id, a.created_by, a.created_on
+				from recon_match_live a where a.level = %[1]d and a.side = 'left' and a.right_id is null and a.record_id = any ($1)
+				union all
+				select 0, b.record_id, b.status, b.rule, b.amount_variance::text, b.date_lag_days, b.id, b.run_id, b.created_by, b.created_on
+				from recon_match_live b where b.level = %[1]d and b.side = 'right' and b.left_id is null and b.record_id = any ($2)`, l.N)
 			if l.Window == "key" {
 				sql += fmt.Sprintf(`
 				union all

@@ -160,6 +160,32 @@ func TestWriteOffClosesTheItems(t *testing.T) {
 		t.Errorf("level-2 report after the write-off: %q, want %q", got, want)
 	}
 
+	// The chain links each written-off record with no counter-record.
+	chain, err := f.svc.ChainOf(f.ctx, "ticket", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var links []string
+	for _, k := range chain.Links {
+		links = append(links, fmt.Sprintf("%s %d -> %s %d %s %s", k.From.Kind, k.From.ID, k.To.Kind, k.To.ID, k.Status, k.Rule))
+	}
+	if want := []string{fmt.Sprintf("ticket %d -> transaction 0 matched writeoff", b)}; fmt.Sprint(links) != fmt.Sprint(want) {
+		t.Errorf("chain of a written-off ticket: %q, want %q", links, want)
+	}
+	chain, err = f.svc.ChainOf(f.ctx, "payout", payout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	links = links[:0]
+	for _, k := range chain.Links {
+		if k.Rule == "writeoff" {
+			links = append(links, fmt.Sprintf("%s %d -> %s %d", k.From.Kind, k.From.ID, k.To.Kind, k.To.ID))
+		}
+	}
+	if want := []string{fmt.Sprintf("payout %d -> bank 0", payout)}; fmt.Sprint(links) != fmt.Sprint(want) {
+		t.Errorf("chain of a written-off payout: %q, want %q", links, want)
+	}
+
 	// An edit of a written-off record: the write-off no longer holds.
 	f.exec(`update ticket set sale_amount = 3.50 where id = $1`, a)
 	if w := f.live(Levels[0], a); w == nil || w.Status != "changed" || *w.AmountVariance != "7.00" {

@@ -11,7 +11,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
-  BASE_URL, assert, byTestId, clearToasts, collectProblems, createChecks, firstTwoLines, launchBrowser, loadTranslations,
+  BASE_URL, assert, byTestId, callApi, clearToasts, collectProblems, createChecks, firstTwoLines, launchBrowser, loadTranslations,
   openPage, settled, shot, signIn,
 } from './lib.mjs';
 
@@ -491,6 +491,45 @@ async function main() {
       assert(JSON.stringify([sent.leftIds, sent.rightIds]) === JSON.stringify([ids.leftIds, ids.rightIds]), `match body ${JSON.stringify(sent)}`);
       await toastWith(page, 'success', en.recon.toasts.reconciled);
       await byTestId(page, 'manual-dialog').waitFor({ state: 'detached' });
+      await clearToasts(page);
+    });
+
+    // Matching groups, item 4: a ticket nobody paid is written off, within the writer's limit.
+    await check('manual reconcile on tab 1: a ticket ticked alone is written off with a reason; the lookup says matched with a difference', async () => {
+      // the Administrator role gets a write-off limit (none by default: nobody may write off)
+      const roles = await callApi(page, 'GET', '/roles');
+      const adminRole = roles.body.data.find((r) => r.isAdmin);
+      const set = await callApi(page, 'PUT', `/roles/${adminRole.id}`, { roleName: adminRole.roleName, description: adminRole.description,
+        writeOffLimit: '100000.00', version: adminRole.version });
+      assert(set.status === 200 && set.body.data.writeOffLimit === '100000.00', `limit ${JSON.stringify(set)}`);
+      const [candidates] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/recon/ticket-transaction/candidates')).then((r) => r.json()),
+        byTestId(page, 'recon-manual-0').click(),
+      ]);
+      const ticket = candidates.data.item1[0];
+      assert(ticket, 'no open ticket among the candidates');
+      await byTestId(page, 'manual-grid-item1').locator('.rdg-row').first().waitFor();
+      assert(await byTestId(page, 'manual-writeoff').isDisabled(), 'write off offered with nothing ticked');
+      await byTestId(page, 'manual-grid-item1').locator('.rdg-row[aria-rowindex="2"] .rdg-cell').nth(2).click();
+      await page.locator('[data-testid="manual-writeoff"]:not([disabled])').waitFor();
+      await byTestId(page, 'manual-writeoff').click();
+      await byTestId(page, 'writeoff-dialog').waitFor();
+      await byTestId(page, 'writeoff-reason').fill('Never paid: below the cost of chasing it');
+      await shot(page, 'recon-writeoff-en');
+      let sent = null;
+      await afterReport(page, VIEWS[0], async () => {
+        const [request] = await Promise.all([
+          page.waitForRequest((r) => r.url().endsWith('/api/recon/ticket-transaction/writeoff') && r.method() === 'POST'),
+          byTestId(page, 'writeoff-confirm').click(),
+        ]);
+        sent = JSON.parse(request.postData());
+      });
+      assert(sent.side === 'left' && JSON.stringify(sent.ids) === JSON.stringify([ticket.id]), `write-off body ${JSON.stringify(sent)}`);
+      await byTestId(page, 'manual-dialog').waitFor({ state: 'detached' });
+      const lookup = await callApi(page, 'POST', '/grid', { ViewName: 'VW_ReconTicketLookup', PageNumber: 0, PageSize: 10,
+        Params: { fromDate: '2000-01-01', toDate: '2100-12-31', clientUniqueId: ticket.ticket_number } });
+      const row = (lookup.body.data.dataList ?? []).find((r) => r.Id === ticket.id || r.ID === ticket.id || r.id === ticket.id) ?? lookup.body.data.dataList?.[0];
+      assert(row && row.ReconciliationStatusNumber === 4, `lookup ${JSON.stringify(lookup.body.data)}`);
       await clearToasts(page);
     });
 

@@ -54,11 +54,15 @@ export interface Role {
   createdOn: string;
   createdBy: string;
   version?: string;
+  /** The largest amount (USD, 2 decimals) a holder of the role may write off at once; null: no write-offs (absent from an older server). */
+  writeOffLimit?: string | null;
 }
 
 export interface RoleInput {
   roleName: string;
   description: string;
+  /** The write-off limit in USD as decimal text ("250.00"), or null for none. */
+  writeOffLimit?: string | null;
   /** The version the form read (updates only). */
   version?: string;
 }

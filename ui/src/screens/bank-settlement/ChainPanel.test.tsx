@@ -134,6 +134,54 @@ describe('ChainPanel', () => {
     });
   });
 
+  it('a write-off has no counter-record: its records show written off, a group of one side, and its undo says write-off', async () => {
+    // Tickets 10 and 11 written off together: their links end in no transaction (id 0), or in none at all.
+    const writeoff = (from: number, to: { kind: string; id: number } | null) => ({ ...link(1, ['ticket', from], ['transaction', 0], 'matched', 78), to, rule: 'writeoff', amountVariance: '1583.22' });
+    const written = { ...chain, links: [writeoff(10, { kind: 'transaction', id: 0 }), writeoff(11, null), link(1, ['ticket', 12], ['transaction', 30], 'matched', 79)] } as unknown as Chain;
+    mockApi({ 'GET /api/recon/chain/ticket/10': ok(written) });
+    const onUndo = vi.fn();
+    render(
+      <ToastProvider>
+        <ChainPanel start={{ kind: 'ticket', id: 10 }} levels={TEST_LEVELS} reloadToken={0} onClose={() => {}} onUndo={onUndo} onMatched={() => {}} />
+      </ToastProvider>,
+    );
+    await screen.findByTestId('chain-card-ticket-10');
+    for (const ticket of [10, 11]) {
+      const state = screen.getByTestId(`chain-state-ticket-${ticket}-1`).textContent;
+      expect(state).toContain('Tickets vs Transactions: Group of 2 tickets without a counter-record · Matched');
+      expect(state).toContain('written off');
+      expect(screen.getByTestId(`chain-card-ticket-${ticket}`).className).toContain('chain-card--success');
+    }
+    expect(screen.getAllByTestId('chain-group-members-78').map((e) => e.textContent)).toEqual(['ticket 1254400000010, ticket 1254400000011', 'ticket 1254400000010, ticket 1254400000011']);
+    // No transaction #0 anywhere: transaction 30 is unmatched at level 1 (ticket 12 is not in the chain's records).
+    expect(screen.queryByTestId('chain-card-transaction-0')).toBeNull();
+    fireEvent.click(screen.getByTestId('chain-undo-ticket-10-1'));
+    expect(onUndo).toHaveBeenCalledWith({
+      slug: 'ticket-transaction',
+      matchId: 78,
+      what: 'ticket 1254400000010, ticket 1254400000011',
+      group: { left: { kind: 'ticket', label: 'recon.kinds.ticket', count: 2 }, right: { kind: 'transaction', label: 'recon.kinds.transaction', count: 0 } },
+      writeoff: true,
+    });
+  });
+
+  it('a write-off of one record is no group: the record alone, written off', async () => {
+    const single = { ...chain, links: [{ ...link(1, ['ticket', 10], ['transaction', 0], 'matched', 80), rule: 'writeoff' }] } as Chain;
+    mockApi({ 'GET /api/recon/chain/ticket/10': ok(single) });
+    const onUndo = vi.fn();
+    render(
+      <ToastProvider>
+        <ChainPanel start={{ kind: 'ticket', id: 10 }} levels={TEST_LEVELS} reloadToken={0} onClose={() => {}} onUndo={onUndo} onMatched={() => {}} />
+      </ToastProvider>,
+    );
+    await screen.findByTestId('chain-card-ticket-10');
+    const state = screen.getByTestId('chain-state-ticket-10-1').textContent;
+    expect(state).toContain('Tickets vs Transactions: Matched written off');
+    expect(state).not.toContain('Group');
+    fireEvent.click(screen.getByTestId('chain-undo-ticket-10-1'));
+    expect(onUndo).toHaveBeenCalledWith({ slug: 'ticket-transaction', matchId: 80, what: 'Ticket 1254400000010', writeoff: true });
+  });
+
   it('gathers the links of a match into one group, each record once', () => {
     const links = [
       link(1, ['ticket', 10], ['transaction', 30], 'matched', 5),

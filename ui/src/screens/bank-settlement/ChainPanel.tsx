@@ -17,6 +17,7 @@ import type { Row } from '../../engine/types';
 import {
   chainKinds,
   errorText,
+  isRecordRef,
   kindCountText,
   kindLabel,
   levelsOf,
@@ -31,6 +32,7 @@ import {
   type Side,
   type Why,
   type WhyCandidate,
+  WRITEOFF_RULE,
 } from './recon';
 import { useFormatContext } from './RecordGrid';
 import { useToast } from '../../shell/toast';
@@ -58,9 +60,10 @@ const first = (record: Row, ...fields: string[]): unknown => fields.map((f) => r
 
 const LIVE = new Set(['matched', 'partial', 'investigation', 'changed']);
 
-/** The level links of one record: where it is the left (from) or the right (to) side. */
+/** The level links of one record: where it is the left (from) or the right (to) side (a write-off lacks one of them). */
 export function recordLinks(chain: Chain, kind: RecordKind, id: number): ChainLink[] {
-  return chain.links.filter((l) => (l.from.kind === kind && l.from.id === id) || (l.to.kind === kind && l.to.id === id));
+  const is = (ref: ChainRef | null | undefined) => isRecordRef(ref) && ref.kind === kind && ref.id === id;
+  return chain.links.filter((l) => is(l.from) || is(l.to));
 }
 
 /** Per level the record takes part in: its live match, or none (then "why" can be asked). */
@@ -72,7 +75,10 @@ export function levelStates(chain: Chain, levels: readonly LevelDef[], kind: Rec
   });
 }
 
-/** The records of one match: its links' left (from) and right (to) ends, each once, in the links' order. */
+/**
+ * The records of one match: its links' left (from) and right (to) ends, each once, in the links'
+ * order. A write-off has no counter-record: that side is empty.
+ */
 export interface MatchGroup {
   matchId: number;
   left: ChainRef[];
@@ -82,8 +88,8 @@ export interface MatchGroup {
 /** The chain's matches by id, gathered from their links. */
 export function matchGroups(links: readonly ChainLink[]): Map<number, MatchGroup> {
   const groups = new Map<number, MatchGroup>();
-  const add = (list: ChainRef[], ref: ChainRef) => {
-    if (!list.some((r) => r.kind === ref.kind && r.id === ref.id)) list.push(ref);
+  const add = (list: ChainRef[], ref: ChainRef | null | undefined) => {
+    if (isRecordRef(ref) && !list.some((r) => r.kind === ref.kind && r.id === ref.id)) list.push(ref);
   };
   for (const link of links) {
     if (link.matchId === null) continue;
@@ -182,21 +188,29 @@ export function ChainPanel({
     return String((record && first(record, ...(RECORD_LABEL[kind] ?? []), 'ref')) ?? `#${id}`);
   };
   const memberName = (m: ChainRef) => `${t(kindLabel(levels, m.kind)).toLocaleLowerCase(i18n.language)} ${titleOf(m.kind, m.id)}`;
-  // The members of a side share its kind.
-  const sideCount = (refs: ChainRef[]): KindCount => ({ kind: refs[0]?.kind ?? '', label: kindLabel(levels, refs[0]?.kind ?? ''), count: refs.length });
-  const groupText = (group: MatchGroup) => t('recon.chain.group', { left: kindCountText(t, sideCount(group.left)), right: kindCountText(t, sideCount(group.right)) });
+  // The members of a side share its kind; a write-off's empty side is of the level's kind.
+  const sideCount = (refs: ChainRef[], kind: RecordKind): KindCount => ({ kind: refs[0]?.kind ?? kind, label: kindLabel(levels, refs[0]?.kind ?? kind), count: refs.length });
+  const groupText = (level: LevelDef, group: MatchGroup) => {
+    const left = sideCount(group.left, level.left.kind);
+    const right = sideCount(group.right, level.right.kind);
+    // A write-off's group is the records of one side, with no counter-record.
+    if (left.count === 0 || right.count === 0) return t('recon.chain.groupOneSide', { records: kindCountText(t, left.count === 0 ? right : left) });
+    return t('recon.chain.group', { left: kindCountText(t, left), right: kindCountText(t, right) });
+  };
 
-  /** What an undo takes back: the record, or a group's counts and its first members. */
-  const undoTarget = (level: LevelDef, matchId: number, kind: RecordKind, title: string): UndoTarget => {
+  /** What an undo takes back: the record, or a group's counts and its first members; a write-off says so. */
+  const undoTarget = (level: LevelDef, matchId: number, kind: RecordKind, title: string, rule: string): UndoTarget => {
     const group = groups.get(matchId);
-    if (!isGroup(group)) return { slug: level.slug, matchId, what: `${t(kindLabel(levels, kind))} ${title}` };
+    const writeoff = rule === WRITEOFF_RULE ? { writeoff: true } : {};
+    if (!isGroup(group)) return { slug: level.slug, matchId, what: `${t(kindLabel(levels, kind))} ${title}`, ...writeoff };
     const members = [...group.left, ...group.right];
     const named = members.slice(0, MEMBERS_NAMED).map(memberName);
     return {
       slug: level.slug,
       matchId,
       what: `${named.join(', ')}${members.length > MEMBERS_NAMED ? ', …' : ''}`,
-      group: { left: sideCount(group.left), right: sideCount(group.right) },
+      group: { left: sideCount(group.left, level.left.kind), right: sideCount(group.right, level.right.kind) },
+      ...writeoff,
     };
   };
 
@@ -227,7 +241,7 @@ export function ChainPanel({
               <li key={level.slug} className={`grid-row-status grid-row-status--${severityOf(link?.status)}`} data-testid={`chain-state-${kind}-${id}-${level.number}`}>
                 <i className={`pi ${link ? (link.status === 'matched' ? 'pi-check-circle' : 'pi-exclamation-circle') : 'pi-times-circle'}`} aria-hidden="true" />
                 <span>
-                  {t(level.name)}: {isGroup(group) && <span data-testid={`chain-group-${group.matchId}`}>{groupText(group)} · </span>}
+                  {t(level.name)}: {isGroup(group) && <span data-testid={`chain-group-${group.matchId}`}>{groupText(level, group)} · </span>}
                   {t(`recon.status.${link?.status ?? 'unmatched'}`)}
                   {link && (
                     <span className="muted chain-card__rule">
@@ -245,7 +259,7 @@ export function ChainPanel({
                   )}
                 </span>
                 {link?.matchId != null && (
-                  <button type="button" className="link-button" data-testid={`chain-undo-${kind}-${id}-${level.number}`} onClick={() => onUndo(undoTarget(level, link.matchId!, kind, title))}>
+                  <button type="button" className="link-button" data-testid={`chain-undo-${kind}-${id}-${level.number}`} onClick={() => onUndo(undoTarget(level, link.matchId!, kind, title, link.rule))}>
                     {t('recon.chain.undo')}
                   </button>
                 )}

@@ -15,7 +15,7 @@ import { useCurrentUser } from '../../auth/useSession';
 import { formatDateOnly, fromIsoDate } from '../../lib/dates';
 import type { Row } from '../../engine/types';
 import type { TFunction } from 'i18next';
-import { errorText, reconApi, type ChainRef, type LevelDef, type Match, type RecordColumn, type RecordKind } from './recon';
+import { errorText, realIds, reconApi, WRITEOFF_RULE, type ChainRef, type LevelDef, type Match, type RecordColumn, type RecordKind } from './recon';
 import { RecordGrid } from './RecordGrid';
 import type { UndoTarget } from './UndoMatchDialog';
 import type { TaskLinks } from './CreateTaskFromDetails';
@@ -114,10 +114,13 @@ export function detailUndoTarget(level: LevelDef, spec: DetailSpec, kind: Record
   const leftFirst = spec.sides[0].kind === level.left.kind;
   const [leftRows, rightRows] = leftFirst ? [data?.item1 ?? [], data?.item2 ?? []] : [data?.item2 ?? [], data?.item1 ?? []];
   const idsOf = (rows: Row[]) => rows.filter((r) => Number(r.MatchId) === matchId).map((r) => Number(r.id));
-  const fromServer = match && match.id === matchId && match.leftIds?.length && match.rightIds?.length;
-  const leftIds = fromServer ? match.leftIds! : idsOf(leftRows);
-  const rightIds = fromServer ? match.rightIds! : idsOf(rightRows);
-  if (leftIds.length <= 1 && rightIds.length <= 1) return single;
+  const ours = match && match.id === matchId ? match : null;
+  // A write-off has records on one side only: its other list is empty (its other id 0).
+  const writeoff = ours?.rule === WRITEOFF_RULE;
+  const fromServer = ours && (writeoff ? realIds(ours.leftIds).length > 0 || realIds(ours.rightIds).length > 0 : ours.leftIds?.length && ours.rightIds?.length);
+  const leftIds = fromServer ? realIds(ours.leftIds) : idsOf(leftRows);
+  const rightIds = fromServer ? realIds(ours.rightIds) : idsOf(rightRows);
+  if (leftIds.length <= 1 && rightIds.length <= 1) return writeoff ? { ...single, writeoff: true } : single;
   const members = [
     ...leftIds.map((id) => nameOf(leftRows.find((r) => Number(r.id) === id), id)),
     ...rightIds.map((id) => nameOf(rightRows.find((r) => Number(r.id) === id), id)),
@@ -128,6 +131,7 @@ export function detailUndoTarget(level: LevelDef, spec: DetailSpec, kind: Record
     matchId,
     what: `${members.slice(0, MEMBERS_NAMED).join(', ')}${members.length > MEMBERS_NAMED ? ', …' : ''}`,
     group: { left: count(level.left, leftIds.length), right: count(level.right, rightIds.length) },
+    ...(writeoff ? { writeoff: true } : {}),
   };
 }
 

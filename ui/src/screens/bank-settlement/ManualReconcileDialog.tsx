@@ -7,6 +7,9 @@
  * Success closes the dialog and the tab reloads; a failure keeps it open with the server's text.
  * A group the server would refuse without force (its evaluation says so, or the match call is
  * refused with field `force`) can be matched anyway, with a reason the server requires.
+ * Records ticked on one side only (none on the other) can be written off instead: a difference
+ * accepted without a counter-record, confirmed with a reason in a small dialog (WriteOffDialog);
+ * it then closes like a match.
  *
  * Above the grids two switches rank the lists near the ticks: "Closest first" and "Sums to the
  * difference" (only with something ticked). Either on, with ticks, asks the candidates again with
@@ -27,10 +30,11 @@ import { Message } from 'primereact/message';
 import { ApiError } from '../../api/client';
 import { useToast } from '../../shell/toast';
 import type { Row } from '../../engine/types';
-import { dialogSides, errorText, isRanked, matchBody, reconApi, type Candidates, type LevelDef, type LevelSide, type Near } from './recon';
+import { dialogSides, errorText, isRanked, matchBody, reconApi, slotSide, type Candidates, type LevelDef, type LevelSide, type Near } from './recon';
 import { keyOf, RecordGrid } from './RecordGrid';
 import { GroupSummary } from './GroupSummary';
 import { EVALUATE_DELAY_MS, useGroupEvaluation } from './useGroupEvaluation';
+import { WriteOffDialog } from './WriteOffDialog';
 
 export const MANUAL_GRID_HEIGHT = 550;
 /** The longest reason a forced match takes (the server's limit). */
@@ -144,11 +148,14 @@ export function ManualReconcileDialog({
   const [reasonTouched, setReasonTouched] = useState(false);
   const [closest, setClosest] = useState(false);
   const [sumsTo, setSumsTo] = useState(false);
+  const [writeOffOpen, setWriteOffOpen] = useState(false);
   const reasonRef = useRef<HTMLTextAreaElement>(null);
   const filtersKey = JSON.stringify(filters);
   const ids = matchBody(level, picked.item1, picked.item2);
   const evaluation = useGroupEvaluation(level.slug, ids, visible);
   const anyTicked = picked.item1.length > 0 || picked.item2.length > 0;
+  // A write-off takes the records of exactly one side, none ticked on the other.
+  const writeOffSlot: Slot | null = picked.item1.length > 0 && picked.item2.length === 0 ? 'item1' : picked.item2.length > 0 && picked.item1.length === 0 ? 'item2' : null;
   const near: Near | null = visible && anyTicked && (closest || sumsTo) ? { ...ids, ...(sumsTo ? { sumsTo: true } : {}) } : null;
   const ranked = useRankedCandidates(level.slug, filtersKey, near);
   const shown = ranked.state === 'off' ? data : (ranked.data ?? data);
@@ -175,6 +182,7 @@ export function ManualReconcileDialog({
     setReasonTouched(false);
     setClosest(false);
     setSumsTo(false);
+    setWriteOffOpen(false);
     reconApi.candidates(level.slug, JSON.parse(filtersKey) as Record<string, unknown>).then(
       (answer) => alive && setData(answer),
       (err: unknown) => {
@@ -245,46 +253,75 @@ export function ManualReconcileDialog({
       {level.investigate && (
         <Button type="button" outlined icon="pi pi-search" label={t('recon.manual.investigation')} disabled={busy} onClick={() => void submit(true)} data-testid="manual-investigate" />
       )}
+      <Button
+        type="button"
+        outlined
+        severity="warning"
+        icon="pi pi-minus-circle"
+        label={t('recon.writeoff.button')}
+        disabled={busy || writeOffSlot === null}
+        tooltip={writeOffSlot === null ? t('recon.writeoff.needsOneSide') : t('recon.writeoff.hint')}
+        tooltipOptions={{ showOnDisabled: true }}
+        onClick={() => setWriteOffOpen(true)}
+        data-testid="manual-writeoff"
+      />
       <Button type="button" text label={t('common.cancel')} onClick={onClose} data-testid="manual-cancel" />
     </div>
   );
 
   return (
-    <Dialog
-      visible={visible}
-      onHide={onClose}
-      header={t('recon.manual.title', { level: t(level.name) })}
-      footer={footer}
-      maximizable
-      dismissableMask
-      modal
-      style={{ width: 'min(1500px, 96vw)' }}
-      data-testid="manual-dialog"
-    >
-      {loadError && <Message severity="error" text={loadError} className="recon-dialog__message" />}
-      <NearToolbar closest={closest} sumsTo={sumsTo} anyTicked={anyTicked} ranked={ranked} noneWithin={noneWithin} onClosest={setClosest} onSumsTo={setSumsTo} />
-      <div className="recon-dialog__pair">
-        {(['item1', 'item2'] as const).map((slot) => (
-          <PickSide
-            key={slot}
-            slot={slot}
-            side={sides[slot]}
-            rows={shown?.[slot] ?? null}
-            total={shown?.[`${slot}Total`] ?? 0}
-            picked={picked[slot]}
-            sumsTo={sumsTo}
-            onToggle={(row) => toggle(slot, row)}
-          />
-        ))}
-      </div>
-      <GroupSummary level={level} item1={picked.item1} item2={picked.item2} evaluation={evaluation} />
-      {(failure || forceNeeded) && (
-        <div className="recon-dialog__after">
-          {failure && <Message severity="error" text={failure} className="recon-dialog__message" data-testid="manual-failure" />}
-          {forceNeeded && <ForceReason reason={reason} invalid={reasonTouched && reasonMissing} onChange={setReason} inputRef={reasonRef} />}
+    <>
+      <Dialog
+        visible={visible}
+        onHide={onClose}
+        header={t('recon.manual.title', { level: t(level.name) })}
+        footer={footer}
+        maximizable
+        dismissableMask
+        modal
+        style={{ width: 'min(1500px, 96vw)' }}
+        data-testid="manual-dialog"
+      >
+        {loadError && <Message severity="error" text={loadError} className="recon-dialog__message" />}
+        <NearToolbar closest={closest} sumsTo={sumsTo} anyTicked={anyTicked} ranked={ranked} noneWithin={noneWithin} onClosest={setClosest} onSumsTo={setSumsTo} />
+        <div className="recon-dialog__pair">
+          {(['item1', 'item2'] as const).map((slot) => (
+            <PickSide
+              key={slot}
+              slot={slot}
+              side={sides[slot]}
+              rows={shown?.[slot] ?? null}
+              total={shown?.[`${slot}Total`] ?? 0}
+              picked={picked[slot]}
+              sumsTo={sumsTo}
+              onToggle={(row) => toggle(slot, row)}
+            />
+          ))}
         </div>
+        <GroupSummary level={level} item1={picked.item1} item2={picked.item2} evaluation={evaluation} />
+        {(failure || forceNeeded) && (
+          <div className="recon-dialog__after">
+            {failure && <Message severity="error" text={failure} className="recon-dialog__message" data-testid="manual-failure" />}
+            {forceNeeded && <ForceReason reason={reason} invalid={reasonTouched && reasonMissing} onChange={setReason} inputRef={reasonRef} />}
+          </div>
+        )}
+      </Dialog>
+      {writeOffSlot && (
+        <WriteOffDialog
+          slug={level.slug}
+          side={slotSide(level, writeOffSlot)}
+          levelSide={sides[writeOffSlot]}
+          rows={picked[writeOffSlot]}
+          visible={visible && writeOffOpen}
+          onCancel={() => setWriteOffOpen(false)}
+          onWrittenOff={() => {
+            setWriteOffOpen(false);
+            onReconciled();
+            onClose();
+          }}
+        />
       )}
-    </Dialog>
+    </>
   );
 }
 

@@ -20,11 +20,19 @@ export interface UndoTarget {
   what: string;
   /** The records of a group per side, when the match is one (more than one record on a side). */
   group?: { left: KindCount; right: KindCount };
+  /** The match is a write-off (rule writeoff): records of one side without a counter-record. */
+  writeoff?: boolean;
 }
 
 /** "Undo the match of ticket 1254400000001?", or of "2 tickets and 1 transaction (ticket ..., ...)?". */
 export function undoQuestion(target: UndoTarget, t: TFunction): string {
   const { group } = target;
+  // A write-off, or a group with a side empty (only a write-off has one), names the one side it holds.
+  if (target.writeoff || (group && (group.left.count === 0 || group.right.count === 0))) {
+    const side = group && (group.left.count === 0 ? group.right : group.left);
+    if (!side || side.count <= 1) return t('recon.undo.writeoffQuestion', { what: target.what });
+    return t('recon.undo.writeoffGroupQuestion', { records: kindCountText(t, side), what: target.what });
+  }
   if (!group || (group.left.count <= 1 && group.right.count <= 1)) return t('recon.undo.question', { what: target.what });
   return t('recon.undo.groupQuestion', { left: kindCountText(t, group.left), right: kindCountText(t, group.right), what: target.what });
 }

@@ -287,6 +287,131 @@ describe('ManualReconcileDialog', () => {
   });
 });
 
+describe('ManualReconcileDialog: write-off', () => {
+  const writeOffUrl = '/api/recon/ticket-transaction/writeoff';
+  const candidates = ok({ item1: [ticket, ticket2], item2: [transaction], item1Total: 2, item2Total: 1, limit: 500 });
+  const button = () => screen.getByTestId('manual-writeoff') as HTMLButtonElement;
+
+  it('is offered only with records ticked on exactly one side, and Cancel sends nothing', async () => {
+    const api = mockApi({ 'POST /api/recon/ticket-transaction/candidates': candidates });
+    wrap(<ManualReconcileDialog level={testLevel('ticket-transaction')} filters={filters} visible onClose={() => {}} onReconciled={() => {}} />);
+    await screen.findByText('EMDA');
+    expect(button().disabled).toBe(true);
+    pick('manual-grid-item1', 'TKTT');
+    expect(button().disabled).toBe(false);
+    pick('manual-grid-item2', '2');
+    expect(button().disabled).toBe(true);
+    pick('manual-grid-item1', 'TKTT');
+    // The transaction alone: written off on its own side.
+    expect(button().disabled).toBe(false);
+    pick('manual-grid-item2', '2');
+    expect(button().disabled).toBe(true);
+
+    pick('manual-grid-item1', 'EMDA');
+    fireEvent.click(button());
+    await screen.findByTestId('writeoff-reason');
+    fireEvent.click(screen.getByTestId('writeoff-cancel'));
+    await waitFor(() => expect(screen.queryByTestId('writeoff-reason')).toBeNull());
+    expect(api.callsTo('POST', writeOffUrl)).toHaveLength(0);
+    expect(screen.getByTestId('manual-dialog')).toBeTruthy();
+  });
+
+  it('names the count and sum, needs a reason, sends {side, ids, reason} and closes as a match does', async () => {
+    const api = mockApi({
+      'POST /api/recon/ticket-transaction/candidates': candidates,
+      [`POST ${writeOffUrl}`]: created({
+        id: 95,
+        level: 1,
+        leftId: 1,
+        rightId: 0,
+        leftIds: [1, 3],
+        rightIds: [],
+        status: 'matched',
+        rule: 'writeoff',
+        amountVariance: '400.25',
+        reason: 'Fare difference accepted',
+        createdBy: 'bo',
+        createdOn: '2026-11-24T10:00:00Z',
+      }),
+    });
+    const onClose = vi.fn();
+    const onReconciled = vi.fn();
+    wrap(<ManualReconcileDialog level={testLevel('ticket-transaction')} filters={filters} visible onClose={onClose} onReconciled={onReconciled} />);
+    await screen.findByText('EMDA');
+    pick('manual-grid-item1', 'TKTT');
+    pick('manual-grid-item1', 'EMDA');
+    fireEvent.click(button());
+    const reason = await screen.findByTestId('writeoff-reason');
+    expect(screen.getByTestId('writeoff-count').textContent).toContain('2 tickets');
+    expect(screen.getByTestId('writeoff-sum').textContent).toContain('400.25 USD');
+    expect(screen.getByTestId('writeoff-question').textContent).toContain('Write off 2 tickets without a counter-record?');
+    expect(reason.getAttribute('maxlength')).toBe('1000');
+
+    fireEvent.change(reason, { target: { value: '   ' } });
+    fireEvent.click(screen.getByTestId('writeoff-confirm'));
+    expect((await screen.findByTestId('writeoff-reason-error')).textContent).toBe(en.recon.writeoff.reasonRequired);
+    expect(api.callsTo('POST', writeOffUrl)).toHaveLength(0);
+
+    fireEvent.change(reason, { target: { value: ' Fare difference accepted ' } });
+    fireEvent.click(screen.getByTestId('writeoff-confirm'));
+    await waitFor(() => expect(onClose).toHaveBeenCalled());
+    expect(api.callsTo('POST', writeOffUrl)[0]!.body).toEqual({ side: 'left', ids: [1, 3], reason: 'Fare difference accepted' });
+    expect(onReconciled).toHaveBeenCalled();
+    await screen.findByText('2 records written off (match 95)');
+    expect(api.callsTo('POST', '/api/recon/ticket-transaction/match')).toHaveLength(0);
+  });
+
+  it('bank first: a ticked bank booking is written off as the right side', async () => {
+    const api = mockApi({
+      'POST /api/recon/settlement-bank/candidates': ok({ item1: [bank], item2: [payout], item1Total: 1, item2Total: 1, limit: 500 }),
+      'POST /api/recon/settlement-bank/writeoff': created({ id: 96, leftId: 0, rightId: 5, leftIds: [], rightIds: [5], status: 'matched', rule: 'writeoff', amountVariance: '-1000.00' }),
+    });
+    const onClose = vi.fn();
+    wrap(<ManualReconcileDialog level={testLevel('settlement-bank')} filters={filters} visible onClose={onClose} onReconciled={() => {}} />);
+    await screen.findByText('SE4550000000058398257466');
+    pick('manual-grid-item1', 'SE4550000000058398257466');
+    fireEvent.click(button());
+    // This level declares no amount field (an older server): the sum is not known here.
+    expect((await screen.findByTestId('writeoff-sum')).textContent).toContain('–');
+    fireEvent.change(screen.getByTestId('writeoff-reason'), { target: { value: 'Bank fee' } });
+    fireEvent.click(screen.getByTestId('writeoff-confirm'));
+    await waitFor(() => expect(onClose).toHaveBeenCalled());
+    expect(api.callsTo('POST', '/api/recon/settlement-bank/writeoff')[0]!.body).toEqual({ side: 'right', ids: [5], reason: 'Bank fee' });
+    await screen.findByText('1 record written off (match 96)');
+  });
+
+  it('a write-off over the user\'s limit is said in the reader\'s words with its amounts; the confirmation stays open', async () => {
+    const api = mockApi({
+      'POST /api/recon/ticket-transaction/candidates': candidates,
+      [`POST ${writeOffUrl}`]: [
+        [403, { succeeded: false, error: 'Writing off 400.25 USD is over your write-off limit of 100.00 USD.', code: 'recon.writeoffOverLimit', params: { amount: '400.25', limit: '100.00' } }],
+        [403, { succeeded: false, error: 'None of your roles allows write-offs.', code: 'recon.writeoffNotAllowed' }],
+        [400, { succeeded: false, error: 'No USD rate for SEK on 2026-11-01.', code: 'recon.noRate', field: 'ids', params: { currency: 'SEK' } }],
+      ],
+    });
+    const onClose = vi.fn();
+    wrap(<ManualReconcileDialog level={testLevel('ticket-transaction')} filters={filters} visible onClose={onClose} onReconciled={() => {}} />);
+    await screen.findByText('EMDA');
+    pick('manual-grid-item1', 'TKTT');
+    pick('manual-grid-item1', 'EMDA');
+    fireEvent.click(button());
+    fireEvent.change(await screen.findByTestId('writeoff-reason'), { target: { value: 'Fare difference accepted' } });
+    fireEvent.click(screen.getByTestId('writeoff-confirm'));
+    const overLimit = 'Writing off 400.25 USD is over your limit of 100.00 USD; ask someone with a higher write-off limit.';
+    await waitFor(() => expect(screen.getByTestId('writeoff-failure').textContent).toBe(overLimit));
+    expect((await screen.findAllByText(overLimit)).length).toBeGreaterThan(1); // the toast too
+    expect(onClose).not.toHaveBeenCalled();
+    expect(screen.getByTestId('writeoff-reason')).toBeTruthy();
+
+    fireEvent.click(screen.getByTestId('writeoff-confirm'));
+    await waitFor(() => expect(screen.getByTestId('writeoff-failure').textContent).toBe(en.recon.errors.writeoffNotAllowed));
+    fireEvent.click(screen.getByTestId('writeoff-confirm'));
+    await waitFor(() => expect(screen.getByTestId('writeoff-failure').textContent).toBe(en.recon.writeoff.noRate));
+    expect(api.callsTo('POST', writeOffUrl)).toHaveLength(3);
+    expect(onClose).not.toHaveBeenCalled();
+  });
+});
+
 describe('ManualReconcileDialog: candidates near the ticks', () => {
   // Transactions by id (the plain order); ranked near ticket 1 the one of its number comes first.
   const txA = { id: 2, ClientUniqueID: '1254400000009', ProcessingDate: '2026-11-02', currency: 'USD', TransactionAmount: '249.50' };
@@ -577,6 +702,38 @@ describe('DetailsDialog', () => {
     // The question the undo dialog then asks counts them.
     wrap(<UndoMatchDialog target={target} onClose={() => {}} onUndone={() => {}} />);
     expect(await screen.findByText(/Undo the match of 3 tickets and 1 transaction/)).toBeTruthy();
+  });
+
+  it('undoing a write-off (no counter-record: rightId 0, rightIds empty) names its records and says write-off', async () => {
+    const records = {
+      item1: groupRecords.item1,
+      item2: [{ id: 3, ClientUniqueID: '1254400000001', ProcessingDate: '2026-11-03', currency: 'USD', Amount: '349.00', MatchStatus: null, MatchId: null }],
+    };
+    mockApi({
+      'POST /api/recon/ticket-transaction/details': ok(records),
+      'GET /api/recon/ticket-transaction/why/left/2': ok({ record: null, candidates: [], match: { id: 7, leftId: 1, rightId: 0, leftIds: [1, 2], rightIds: [], status: 'matched', rule: 'writeoff', amountVariance: '349.00' } }),
+      'GET /api/recon/ticket-transaction/why/left/1': ok({ record: null, candidates: [], match: { id: 7, leftId: 1, rightId: 0, leftIds: [1], rightIds: [], status: 'matched', rule: 'writeoff', amountVariance: '250.00' } }),
+    });
+    const onUndo = vi.fn();
+    wrap(<DetailsDialog level={testLevel('ticket-transaction')} row={row} reloadToken={0} onClose={() => {}} onChain={() => {}} onUndo={onUndo} onCreateTask={() => {}} />);
+    await screen.findByText('1254400000002');
+    fireEvent.click(screen.getByTestId('details-undo-ticket-2'));
+    await waitFor(() => expect(onUndo).toHaveBeenCalledTimes(1));
+    const target = onUndo.mock.calls[0]![0] as UndoTarget;
+    expect(target).toEqual({
+      slug: 'ticket-transaction',
+      matchId: 7,
+      what: '1254400000001, 1254400000002',
+      group: { left: { kind: 'ticket', label: 'recon.kinds.ticket', count: 2 }, right: { kind: 'transaction', label: 'recon.kinds.transaction', count: 0 } },
+      writeoff: true,
+    });
+    wrap(<UndoMatchDialog target={target} onClose={() => {}} onUndone={() => {}} />);
+    expect(await screen.findByText(/Undo the write-off of 2 tickets \(1254400000001, 1254400000002\)\? Every record of it becomes unmatched again\./)).toBeTruthy();
+
+    // One record written off (a later answer): the record alone, still a write-off.
+    fireEvent.click(screen.getByTestId('details-undo-ticket-1'));
+    await waitFor(() => expect(onUndo).toHaveBeenCalledTimes(2));
+    expect(onUndo.mock.calls[1]![0]).toEqual({ slug: 'ticket-transaction', matchId: 7, what: 'Ticket 1254400000001', writeoff: true });
   });
 
   it("without the match's answer, the group is the details' records of the same match", async () => {

@@ -186,15 +186,42 @@ export function isRanked(row: Row): boolean {
 
 export interface Match {
   id: number;
-  /** The first record of each side; a group's every record is in leftIds / rightIds. */
+  /**
+   * The first record of each side; a group's every record is in leftIds / rightIds. A write-off
+   * (rule writeoff) has no counter-record: that side's id is 0 and its list empty.
+   */
   leftId: number;
   rightId: number;
-  /** All records of the group (an older server leaves them out). */
-  leftIds?: number[];
-  rightIds?: number[];
+  /** All records of the group (an older server leaves them out; a write-off's other side may be null). */
+  leftIds?: number[] | null;
+  rightIds?: number[] | null;
   status: string;
   rule: string;
   amountVariance: string | null;
+  /** The reason given for a forced match or a write-off, who made it and when (absent from older answers). */
+  reason?: string | null;
+  createdBy?: string | null;
+  createdOn?: string | null;
+}
+
+/** The rule of a match that closes records of one side without a counter-record. */
+export const WRITEOFF_RULE = 'writeoff';
+
+/** A write-off (POST /recon/{slug}/writeoff): records of one side, none of them live in a match, and why. */
+export interface WriteOffRequest {
+  side: Side;
+  ids: number[];
+  reason: string;
+}
+
+/** A real record of a chain link or a match: a write-off's missing counter-record is id 0 (or absent). */
+export function isRecordRef(ref: ChainRef | null | undefined): ref is ChainRef {
+  return !!ref && Number(ref.id) > 0;
+}
+
+/** The record ids of a side of a match, without a write-off's placeholder 0. */
+export function realIds(ids: readonly number[] | null | undefined): number[] {
+  return (ids ?? []).filter((id) => Number(id) > 0);
 }
 
 /** The records of a match group, by side: one or more of each. */
@@ -240,6 +267,7 @@ export type ChainStart = ChainRef | { kind: RecordKind; ref: string };
 
 export interface ChainLink {
   level: number | null;
+  /** The left (from) and right (to) records; a write-off's missing counter-record is id 0 (or null). */
   from: ChainRef;
   to: ChainRef;
   status: 'matched' | 'partial' | 'investigation' | 'changed' | 'unmatched' | 'member';
@@ -325,6 +353,8 @@ export const reconApi = {
       : api.post<Candidates>(`/recon/${enc(slug)}/candidates`, filters),
   /** A manual match of a group {leftIds, rightIds, investigate?, force?, reason?}. */
   match: (slug: string, body: MatchRequest) => api.post<Match>(`/recon/${enc(slug)}/match`, body),
+  /** Records of one side written off without a counter-record: answers the match group it makes (rule writeoff). */
+  writeOff: (slug: string, body: WriteOffRequest) => api.post<Match>(`/recon/${enc(slug)}/writeoff`, body),
   /** Sums and tolerance of a group as it is ticked: quiet, the dialog shows its own state. */
   evaluate: (slug: string, ids: GroupIds) => api.postQuiet<GroupEvaluation>(`/recon/${enc(slug)}/evaluate`, ids),
   undo: (slug: string, matchId: number, reason: string) => apiRequest<Match>('DELETE', `/recon/${enc(slug)}/match/${matchId}`, { reason }),
@@ -342,6 +372,11 @@ export interface MatchRequest extends GroupIds {
   investigate?: boolean;
   force?: boolean;
   reason?: string;
+}
+
+/** The level's side a grid of the manual dialog shows: item1 is the level's `dialog` side. */
+export function slotSide(level: LevelDef, slot: 'item1' | 'item2'): Side {
+  return (slot === 'item1') === (level.dialog === 'left') ? 'left' : 'right';
 }
 
 /** The ids of a manual match from the dialog's ticked rows, in the order ticked (item1 is the level's `dialog` side). */

@@ -55,7 +55,8 @@ describe('add role', () => {
     fireEvent.click(saveButton());
 
     await waitFor(() => expect(locationOf(router)).toBe('/dashboard/roleslist'));
-    expect(api.callsTo('POST', '/api/roles')[0]?.body).toEqual({ roleName: 'Clerk', description: 'Imports files' });
+    // No limit typed: the role gives no write-offs, said as null.
+    expect(api.callsTo('POST', '/api/roles')[0]?.body).toEqual({ roleName: 'Clerk', description: 'Imports files', writeOffLimit: null });
     expect(api.callsTo('PUT', '/api/roles/9/screens')[0]?.body).toEqual({ screenIds: [1, 2] });
     expect(await screen.findByText('Role created successfully')).toBeTruthy();
   });
@@ -151,7 +152,7 @@ describe('edit role', () => {
     fireEvent.change(screen.getByLabelText('Description'), { target: { value: 'Imports and checks files' } });
     fireEvent.click(saveButton());
     await waitFor(() => expect(locationOf(router)).toBe('/dashboard/roleslist'));
-    expect(api.callsTo('PUT', '/api/roles/9')[0]?.body).toEqual({ roleName: 'Clerk', description: 'Imports and checks files' });
+    expect(api.callsTo('PUT', '/api/roles/9')[0]?.body).toEqual({ roleName: 'Clerk', description: 'Imports and checks files', writeOffLimit: null });
     expect(api.callsTo('PUT', '/api/roles/9/screens')).toHaveLength(0);
     expect(await screen.findByText('Role updated successfully')).toBeTruthy();
   });
@@ -169,7 +170,7 @@ describe('edit role', () => {
     fireEvent.change(screen.getByLabelText('Description'), { target: { value: 'Other' } });
     fireEvent.click(saveButton());
     expect(await screen.findByText(/Someone else changed this record after you opened it/)).toBeTruthy();
-    expect(api.callsTo('PUT', '/api/roles/9')[0]?.body).toEqual({ roleName: 'Clerk', description: 'Other', version: '2026-11-24T10:00:00Z' });
+    expect(api.callsTo('PUT', '/api/roles/9')[0]?.body).toEqual({ roleName: 'Clerk', description: 'Other', writeOffLimit: null, version: '2026-11-24T10:00:00Z' });
   });
 
   it('a screen change alone is saved', async () => {
@@ -216,5 +217,79 @@ describe('edit role', () => {
     mockApi({ 'GET /api/roles/webscreens': ok(SCREENS), 'GET /api/roles/9': fail(404, 'Role 9 not found.'), 'GET /api/roles/9/screens': ok([]) });
     renderAt('/dashboard/roles/edit/9');
     expect(await screen.findByText('Failed to load role data: Role 9 not found.')).toBeTruthy();
+  });
+});
+
+describe('write-off limit', () => {
+  const limit = () => screen.getByTestId('role-writeoff-limit') as HTMLInputElement;
+
+  it('is optional, sent as an amount with 2 decimals; 1.234, a negative or a word is refused before the call', async () => {
+    seedSession();
+    const api = mockApi({ 'GET /api/roles/webscreens': ok(SCREENS), 'POST /api/roles': created({ ...ROLE, writeOffLimit: '250.00' }), 'PUT /api/roles/9/screens': ok([]) });
+    const { router } = renderAt('/dashboard/roles/add');
+    await screen.findByLabelText('Data Import');
+    expect(screen.getByLabelText('Write-off limit (USD)')).toBe(limit());
+    fireEvent.change(screen.getByLabelText(/^Role name/), { target: { value: 'Clerk' } });
+    expect(saveButton().disabled).toBe(false);
+
+    for (const [typed, error] of [
+      ['1.234', 'The write-off limit has at most 2 decimals'],
+      ['-5', 'The write-off limit cannot be negative'],
+      ['a lot', 'Write the write-off limit as an amount, e.g. 250.00'],
+    ] as const) {
+      fireEvent.change(limit(), { target: { value: typed } });
+      fireEvent.blur(limit());
+      expect(screen.getByTestId('error-writeOffLimit').textContent).toBe(error);
+      expect(saveButton().disabled).toBe(true);
+      fireEvent.click(saveButton());
+    }
+    expect(api.callsTo('POST', '/api/roles')).toHaveLength(0);
+
+    fireEvent.change(limit(), { target: { value: ' 250 ' } });
+    expect(screen.queryByTestId('error-writeOffLimit')).toBeNull();
+    fireEvent.click(saveButton());
+    await waitFor(() => expect(locationOf(router)).toBe('/dashboard/roleslist'));
+    expect(api.callsTo('POST', '/api/roles')[0]?.body).toEqual({ roleName: 'Clerk', description: '', writeOffLimit: '250.00' });
+  });
+
+  it('shows the role\'s limit on edit, sends a changed one; the server\'s refusal shows on the field', async () => {
+    seedSession();
+    const api = mockApi({
+      'GET /api/roles/webscreens': ok(SCREENS),
+      'GET /api/roles/9': ok({ ...ROLE, writeOffLimit: '100.00' }),
+      'GET /api/roles/9/screens': ok([]),
+      'PUT /api/roles/9': [fail(400, 'The write-off limit is too large.', 'writeOffLimit'), ok({ ...ROLE, writeOffLimit: '99.50' }), ok({ ...ROLE, writeOffLimit: null })],
+    });
+    renderAt('/dashboard/roles/edit/9');
+    await waitFor(() => expect(limit().value).toBe('100.00'));
+    expect(saveButton().disabled).toBe(true);
+
+    fireEvent.change(limit(), { target: { value: '99999999999999' } });
+    fireEvent.click(saveButton());
+    expect(await screen.findByText('Failed to update role: The write-off limit is too large.')).toBeTruthy();
+    expect(screen.getByTestId('error-writeOffLimit').textContent).toBe('The write-off limit is too large.');
+    expect(api.callsTo('PUT', '/api/roles/9')[0]?.body).toMatchObject({ writeOffLimit: '99999999999999.00' });
+
+    fireEvent.change(limit(), { target: { value: '99,5' } });
+    expect(screen.queryByTestId('error-writeOffLimit')).toBeNull();
+    fireEvent.click(saveButton());
+    await waitFor(() => expect(api.callsTo('PUT', '/api/roles/9')).toHaveLength(2));
+    expect(api.callsTo('PUT', '/api/roles/9')[1]?.body).toEqual({ roleName: 'Clerk', description: 'Imports files', writeOffLimit: '99.50' });
+  });
+
+  it('a cleared limit is sent as null', async () => {
+    seedSession();
+    const api = mockApi({
+      'GET /api/roles/webscreens': ok(SCREENS),
+      'GET /api/roles/9': ok({ ...ROLE, writeOffLimit: '100.00' }),
+      'GET /api/roles/9/screens': ok([]),
+      'PUT /api/roles/9': ok({ ...ROLE, writeOffLimit: null }),
+    });
+    const { router } = renderAt('/dashboard/roles/edit/9');
+    await waitFor(() => expect(limit().value).toBe('100.00'));
+    fireEvent.change(limit(), { target: { value: '' } });
+    fireEvent.click(saveButton());
+    await waitFor(() => expect(locationOf(router)).toBe('/dashboard/roleslist'));
+    expect(api.callsTo('PUT', '/api/roles/9')[0]?.body).toEqual({ roleName: 'Clerk', description: 'Imports files', writeOffLimit: null });
   });
 });

@@ -3,6 +3,8 @@
  * mapping is a separate call after the role is saved, made only when the selection changed
  * (and, for Save and New, only with at least one screen chosen). The built-in Administrator
  * role always grants every screen: its boxes show all checked and locked, and are never sent.
+ * The optional write-off limit (USD) is the most a holder of the role may write off at once in
+ * the manual reconcile dialog; empty, the role gives no write-offs.
  */
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
@@ -22,8 +24,10 @@ import {
   DESCRIPTION_MAX_LENGTH,
   emptyRoleValues,
   ROLE_NAME_MAX_LENGTH,
+  roleValues,
   toRoleInput,
   validateRole,
+  WRITEOFF_LIMIT_MAX_LENGTH,
   type RoleFormValues,
 } from './roleForm';
 
@@ -87,7 +91,7 @@ function RoleForm({ editId }: { editId: number | null }) {
       try {
         const [role, granted] = await Promise.all([rolesApi.get(editId), rolesApi.screens(editId)]);
         if (cancelled) return;
-        formik.resetForm({ values: { roleName: role.roleName ?? '', description: role.description ?? '' } });
+        formik.resetForm({ values: roleValues(role) });
         setVersion(role.version);
         setIsAdminRole(!!role.isAdmin);
         const ids = granted.map((screen) => screen.screenId);
@@ -118,7 +122,7 @@ function RoleForm({ editId }: { editId: number | null }) {
   }
 
   function markField(error: unknown) {
-    if (error instanceof ApiError && (error.field === 'roleName' || error.field === 'description')) {
+    if (error instanceof ApiError && (error.field === 'roleName' || error.field === 'description' || error.field === 'writeOffLimit')) {
       const field = error.field;
       setServerErrors((prev) => ({ ...prev, [field]: error.message }));
     }
@@ -181,7 +185,7 @@ function RoleForm({ editId }: { editId: number | null }) {
       setVersion(updated.version);
       toast.success(t('roles.messages.updated'));
       if (!(await saveScreens(id, action))) {
-        formik.resetForm({ values: { roleName: updated.roleName, description: updated.description ?? '' } });
+        formik.resetForm({ values: roleValues(updated) });
         return;
       }
       navigate(action === 'saveAndNew' ? ADD_ROUTE : LIST_ROUTE);
@@ -197,6 +201,7 @@ function RoleForm({ editId }: { editId: number | null }) {
 
   const nameError = errorOf('roleName');
   const descriptionError = errorOf('description');
+  const limitError = errorOf('writeOffLimit');
   const title = t(mode === 'add' ? 'screens.roleAdd.title' : 'screens.roleEdit.title');
 
   return (
@@ -243,6 +248,30 @@ function RoleForm({ editId }: { editId: number | null }) {
             {descriptionError && (
               <small className="field__error" data-testid="error-description">
                 {descriptionError}
+              </small>
+            )}
+          </div>
+          <div className="field">
+            <label htmlFor="role-writeOffLimit">{t('roles.form.writeOffLimit')}</label>
+            <InputText
+              id="role-writeOffLimit"
+              value={values.writeOffLimit}
+              inputMode="decimal"
+              autoComplete="off"
+              maxLength={WRITEOFF_LIMIT_MAX_LENGTH}
+              placeholder={t('roles.form.writeOffLimitPlaceholder')}
+              invalid={!!limitError}
+              aria-describedby={limitError ? 'role-writeOffLimit-hint role-writeOffLimit-error' : 'role-writeOffLimit-hint'}
+              onChange={(e) => setValue('writeOffLimit', e.target.value)}
+              onBlur={() => void formik.setFieldTouched('writeOffLimit', true, false)}
+              data-testid="role-writeoff-limit"
+            />
+            <small id="role-writeOffLimit-hint" className="field__hint">
+              {t('roles.form.writeOffLimitHint')}
+            </small>
+            {limitError && (
+              <small id="role-writeOffLimit-error" className="field__error" data-testid="error-writeOffLimit">
+                {limitError}
               </small>
             )}
           </div>
