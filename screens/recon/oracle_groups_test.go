@@ -652,9 +652,11 @@ func (o *oracleRun) editGroupMember() bool {
 		o.m.touch(1, false, x.id)
 		o.m.touch(2, true, x.id)
 	case mt.level == 2 || isLeft: // a settlement, of the group or of the group's payout
-		s := o.settlementOf(id)
-		if mt.level == 3 {
+		var s *oSettlement
+		if mt.level == 3 { // id is the payout's: one of its settlements
 			s = pickOf(o.r, o.settlementsOf(id)...)
+		} else {
+			s = o.settlementOf(id)
 		}
 		switch what {
 		case "amount":
@@ -720,9 +722,11 @@ func (o *oracleRun) deleteGroupMember() bool {
 		o.m.touch(1, false, x.id)
 		o.m.touch(2, true, x.id)
 	case mt.level == 2 || isLeft:
-		s := o.settlementOf(id)
-		if mt.level == 3 {
+		var s *oSettlement
+		if mt.level == 3 { // id is the payout's: one of its settlements
 			s = pickOf(o.r, o.settlementsOf(id)...)
+		} else {
+			s = o.settlementOf(id)
 		}
 		o.f.exec(`delete from settlement where id = $1`, s.id)
 		o.m.settlements = slices.DeleteFunc(o.m.settlements, func(y *oSettlement) bool { return y == s })
