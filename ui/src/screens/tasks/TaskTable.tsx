@@ -83,7 +83,8 @@ export function TaskTable() {
     if (!prefs) return;
     if (firstPrefs.current) {
       firstPrefs.current = false;
-      setFilterInputs(prefs.filters);
+      // the saved filters, and whatever the user typed while they loaded
+      setFilterInputs((typed) => ({ ...prefs.filters, ...typed }));
       return;
     }
     const timer = setTimeout(() => {
