@@ -20,6 +20,9 @@ alter table recon_match alter column left_id drop not null, alter column right_i
 alter table recon_match add constraint recon_match_sides
     check (left_id is not null and right_id is not null or rule = 'writeoff' and num_nonnulls(left_id, right_id) = 1);
 alter table role add column writeoff_limit numeric(20, 2) check (writeoff_limit >= 0);
+-- (recon_follow asks whether any live write-off exists on every write it
+-- follows: answered from this index, not by reading every match)
+create index recon_match_writeoff_live on recon_match (level, id) where rule = 'writeoff' and undone_on is null;
 
 create or replace view recon_match_live as
     select m.level, 'left'::text as side, m.left_id as record_id, true as first, m.id, m.left_id, m.right_id, m.status, m.rule,
@@ -708,6 +711,7 @@ create or replace view recon_match_live as
     from recon_match_member mm join recon_match m on m.id = mm.match_id
     where mm.live and m.undone_on is null;
 
+drop index recon_match_writeoff_live;
 alter table role drop column writeoff_limit;
 alter table recon_match drop constraint recon_match_sides;
 alter table recon_match alter column left_id set not null, alter column right_id set not null;
