@@ -138,8 +138,19 @@ describe('editor', () => {
       now,
     );
     expect(two.ticketId).toBeNull();
-    expect(two.currency).toBe('');
+    // two tickets of one currency: the currency is known before a ticket is chosen
+    expect(two.currency).toBe('SEK');
     expect(two.amount).toBe('-3.40');
+    const mixed = adjustmentDefaults(
+      [
+        { ticketId: 7, localFareCurrency: 'SEK' },
+        { ticketId: 8, localFareCurrency: 'EUR' },
+      ],
+      '1',
+      now,
+    );
+    expect(mixed.ticketId).toBeNull();
+    expect(mixed.currency).toBe('');
   });
 
   it('accepts only positive amounts of at most 2 decimals', () => {

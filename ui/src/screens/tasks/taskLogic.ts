@@ -232,7 +232,8 @@ export interface AdjustmentDraft {
 
 /**
  * The manual adjustment dialog's defaults: the amount is the balance rounded to 2 decimals,
- * the date today, the ticket the only one when there is one, the currency that ticket's.
+ * the date today, the ticket the only one when there is one, the currency that ticket's (or
+ * the tickets' when they share one).
  */
 export function adjustmentDefaults(
   tickets: ReadonlyArray<{ ticketId: number; localFareCurrency: string }>,
@@ -241,11 +242,13 @@ export function adjustmentDefaults(
 ): AdjustmentDraft {
   const only = tickets.length === 1 ? tickets[0] : undefined;
   const cents = toCents(balanceAmount);
+  // the currency is the ticket's: known before one is chosen when the tickets share it
+  const currencies = new Set(tickets.map((k) => k.localFareCurrency));
   return {
     ticketId: only?.ticketId ?? null,
     amount: cents === null ? '' : fromCents(cents),
     date: todayIso(now),
-    currency: only?.localFareCurrency ?? '',
+    currency: only?.localFareCurrency ?? (currencies.size === 1 ? ([...currencies][0] ?? '') : ''),
     remarks: '',
   };
 }
