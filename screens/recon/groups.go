@@ -93,6 +93,21 @@ type Tolerances struct {
 	CurrencyPct *string `json:"currencyPct"`
 }
 
+// checkExist refuses ids of which one is no record of side s, naming the
+// request's field.
+func checkExist(ctx context.Context, tx pgx.Tx, s *LevelSide, ids []int64, field string) error {
+	var missing *int64
+	if err := tx.QueryRow(ctx, fmt.Sprintf(`select min(i) from unnest($1::bigint[]) i where not exists (select 1 from %s s where s.id = i)`, s.Source),
+		ids).Scan(&missing); err != nil {
+		return err
+	}
+	if missing != nil {
+		return engine.Invalid(field, "There is no %s with id %d.", s.Name, *missing).
+			With("recon.unknownRecord", "kind", s.Name, "id", *missing, "field", field)
+	}
+	return nil
+}
+
 // evaluateGroup runs the group evaluation on the records, after checking
 // every one exists.
 func evaluateGroup(ctx context.Context, tx pgx.Tx, l *Level, left, right []int64) (*GroupEvaluation, error) {
@@ -100,15 +115,8 @@ func evaluateGroup(ctx context.Context, tx pgx.Tx, l *Level, left, right []int64
 		which string
 		ids   []int64
 	}{{"left", left}, {"right", right}} {
-		var missing *int64
-		s := l.side(side.which)
-		if err := tx.QueryRow(ctx, fmt.Sprintf(`select min(i) from unnest($1::bigint[]) i where not exists (select 1 from %s s where s.id = i)`, s.Source),
-			side.ids).Scan(&missing); err != nil {
+		if err := checkExist(ctx, tx, l.side(side.which), side.ids, l.side(side.which).Field); err != nil {
 			return nil, err
-		}
-		if missing != nil {
-			return nil, engine.Invalid(s.Field, "There is no %s with id %d.", s.Name, *missing).
-				With("recon.unknownRecord", "kind", s.Name, "id", *missing, "field", s.Field)
 		}
 	}
 	var e GroupEvaluation

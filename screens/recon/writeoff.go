@@ -42,13 +42,8 @@ func (s *Service) WriteOff(ctx context.Context, l *Level, side string, ids []int
 			return err
 		}
 		src := l.side(side)
-		var missing *int64
-		if err := tx.QueryRow(ctx, fmt.Sprintf(`select min(i) from unnest($1::bigint[]) i where not exists (select 1 from %s s where s.id = i)`, src.Source),
-			ids).Scan(&missing); err != nil {
+		if err := checkExist(ctx, tx, src, ids, "ids"); err != nil {
 			return err
-		}
-		if missing != nil {
-			return engine.Invalid("ids", "There is no %s with id %d.", src.Name, *missing).With("recon.unknownRecord", "kind", src.Name, "id", *missing, "field", "ids")
 		}
 		left, right := ids, []int64(nil)
 		if side == "right" {
