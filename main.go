@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"ledgerdesk/engine"
 	"ledgerdesk/internal/bench"
@@ -50,10 +51,11 @@ const usage = `usage: ledgerdesk <command>
 
 commands:
   serve     run the web application (default); --watch reloads views.yaml and forms/ on change
-  migrate   apply pending database migrations and exit
+  migrate   apply pending database migrations, build the large views' grid indexes, and exit
   check     validate configuration, metadata and database, then exit
   outbox    show the newest messages in the mail outbox (-n count)
-  bench     grid [-rows 2000000 -iterations 100 -clients 8] | export [-rows 100000] | import [-rows 1000000]
+  bench     grid [-rows 2000000 -iterations 100 -clients 8] | clicks [-rows 2000000 -calls 5 -view VW_BankFinal]
+            | export [-rows 100000] | import [-rows 1000000]
             | reconcile [-rows 1000000 -iterations 100 -clients 8]
             | pivot [-rows 2000000 -iterations 20] | home [-rows 1000000]
   demo      [-seed 1 -scale 1 -out DATA_DIR/demo] [--load [--if-empty]]: the demo files, imported with --load
@@ -85,7 +87,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	benchWhat := ""
 	if cmd == "bench" {
 		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-			return errors.New("bench: say what to measure: ledgerdesk bench grid, export, import, reconcile, pivot or home")
+			return errors.New("bench: say what to measure: ledgerdesk bench grid, clicks, export, import, reconcile, pivot or home")
 		}
 		benchWhat, args = args[0], args[1:]
 	}
@@ -96,6 +98,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	rows := fset.Int("rows", 0, "bench: rows to generate (grid 2000000, export 100000)")
 	iterations := fset.Int("iterations", 100, "bench grid: requests per case and client")
 	clients := fset.Int("clients", 8, "bench grid: concurrent clients")
+	calls := fset.Int("calls", 5, "bench clicks: timed calls per click (p50)")
+	view := fset.String("view", "VW_BankFinal", "bench clicks: the view swept")
 	seed := fset.Uint64("seed", 1, "demo: random seed (the same seed gives the same data)")
 	scale := fset.Int("scale", 1, "demo: tickets per day, provider and currency, in pairs")
 	out := fset.String("out", "", "demo: folder for the files (default DATA_DIR/demo)")
@@ -137,6 +141,14 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 			return err
 		}
 		fmt.Fprintf(stdout, "database at schema version %d\n", v)
+		md, err := engine.LoadMetadata(meta)
+		if err != nil {
+			return err
+		}
+		if err := engine.EnsureIndexes(ctx, db.Pool, md, log); err != nil {
+			return fmt.Errorf("grid indexes: %w", err)
+		}
+		fmt.Fprintln(stdout, "grid indexes of the large views: built")
 		return nil
 	case "check":
 		return check(ctx, cfg, log, meta, metaFrom, stdout)
@@ -157,10 +169,20 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 				return err
 			}
 			return bench.Grid(ctx, db.URL, cfg, bench.GridOptions{Rows: orInt(*rows, 2_000_000), Iterations: *iterations, Clients: *clients}, stdout, md)
+		case "clicks":
+			md, err := engine.LoadMetadata(meta)
+			if err != nil {
+				return err
+			}
+			return bench.Clicks(ctx, db.URL, cfg, bench.ClicksOptions{Rows: orInt(*rows, 2_000_000), Calls: *calls, View: *view, Slow: 100 * time.Millisecond}, stdout, md)
 		case "export":
 			return bench.Export(ctx, db.URL, cfg, orInt(*rows, 100_000), stdout)
 		case "import":
-			return bench.Import(ctx, db.URL, cfg, orInt(*rows, 1_000_000), stdout)
+			md, err := engine.LoadMetadata(meta)
+			if err != nil {
+				return err
+			}
+			return bench.Import(ctx, db.URL, cfg, orInt(*rows, 1_000_000), stdout, md)
 		case "reconcile":
 			md, err := engine.LoadMetadata(meta)
 			if err != nil {
@@ -183,7 +205,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 		case "home":
 			return bench.Home(ctx, db.URL, cfg, orInt(*rows, 1_000_000), stdout)
 		}
-		return fmt.Errorf("bench: unknown benchmark %q (grid, export, import, reconcile, pivot or home)", benchWhat)
+		return fmt.Errorf("bench: unknown benchmark %q (grid, clicks, export, import, reconcile, pivot or home)", benchWhat)
 	default:
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("unknown command %q", cmd)
@@ -236,6 +258,16 @@ func check(ctx context.Context, cfg server.Config, log *slog.Logger, meta fs.FS,
 		return err
 	}
 	fmt.Fprintln(stdout, "screen ids of the API routes: ok")
+	gaps, err := engine.IndexGaps(ctx, db.Pool, md)
+	if err != nil {
+		return err
+	}
+	for _, g := range gaps {
+		fmt.Fprintln(stdout, "not served:", g)
+	}
+	if len(gaps) == 0 {
+		fmt.Fprintln(stdout, "every sort and filter of the large views has its index: ok")
+	}
 	warnings, err := engine.IndexWarnings(ctx, db.Pool, md)
 	if err != nil {
 		return err

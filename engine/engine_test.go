@@ -130,6 +130,13 @@ func TestGridFilters(t *testing.T) {
 		{"text equals ignores case", GridRequest{Filters: []Cond{{"CountryCode", "equals", "c07"}}}, 1},
 		{"text notEquals ignores case", GridRequest{Filters: []Cond{{"CountryCode", "notEquals", "c07"}}}, 29},
 		{"legacy equals ignores case", GridRequest{Filter: "Trigram = 't1'"}, 3},
+		// Text equality is ILIKE without wildcards (so the trigram index
+		// serves it): the client's % and _ stay literal characters.
+		{"text equals: _ is literal", GridRequest{Filters: []Cond{{"CountryCode", "equals", "C_7"}}}, 0},
+		{"text equals: % is literal", GridRequest{Filters: []Cond{{"CountryCode", "equals", "C%"}}}, 0},
+		{"text equals is whole", GridRequest{Filters: []Cond{{"CountryCode", "equals", "C0"}}}, 0},
+		{"text notEquals keeps the empty ones", GridRequest{Filters: []Cond{{"SubCountryCode", "notEquals", "x"}}}, 30},
+		{"text notEquals: _ is literal", GridRequest{Filters: []Cond{{"CountryCode", "notEquals", "C_7"}}}, 30},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -252,15 +252,17 @@ func (v *View) condExpr(c Cond, msgs *messageTexts) (exp.Expression, error) {
 	if col == nil {
 		return nil, Invalid("Filters", "Filter field %q is not a column of %s.", c.Field, v.Name).With("filter.field", "field", c.Field)
 	}
-	t := Types[col.Type]
 	if c.Op == "" {
 		c.Op = OpContains
 		if col.Type != "text" {
 			c.Op = OpEquals
 		}
 	}
-	if !t.allows(c.Op) {
-		return nil, Invalid("Filters", "Filter on %s: operator %q is not available for %s columns (use one of %s).", c.Field, c.Op, col.Type, strings.Join(t.Ops, ", ")).With("filter.operator", "field", c.Field, "op", c.Op)
+	if ops := col.Ops(); !slices.Contains(ops, c.Op) {
+		if len(ops) == 0 {
+			return nil, Invalid("Filters", "The column %s cannot be filtered.", c.Field).With("filter.field", "field", c.Field)
+		}
+		return nil, Invalid("Filters", "Filter on %s: operator %q is not available for this column (use one of %s).", c.Field, c.Op, strings.Join(ops, ", ")).With("filter.operator", "field", c.Field, "op", c.Op)
 	}
 	var id filterTarget = goqu.I(col.Column)
 	if code, params := v.messageParts(col); code != nil && msgs != nil {
@@ -281,8 +283,9 @@ func (v *View) condExpr(c Cond, msgs *messageTexts) (exp.Expression, error) {
 	switch c.Op {
 	case OpIsEmpty, OpIsNotEmpty:
 		e := exp.Expression(id.IsNull())
-		if col.Type == "text" {
-			e = goqu.Or(id.IsNull(), id.Eq(""))
+		if col.Type == "text" { // on lower(), as equals: the same index serves both
+			low := goqu.Func("lower", id)
+			e = goqu.Or(low.IsNull(), low.Eq(""))
 		}
 		if c.Op == OpIsNotEmpty {
 			return goqu.L("NOT (?)", e), nil
@@ -332,6 +335,12 @@ func (v *View) condExpr(c Cond, msgs *messageTexts) (exp.Expression, error) {
 				return nil, err
 			}
 			vals[i] = p
+			if col.Type == "text" {
+				vals[i] = goqu.Func("lower", p)
+			}
+		}
+		if col.Type == "text" { // ignores case, as equals does
+			return goqu.Func("lower", id).In(vals...), nil
 		}
 		return id.In(vals...), nil
 	}

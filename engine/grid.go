@@ -235,10 +235,7 @@ func (v *View) orderBy(field, order string) ([]exp.OrderedExpression, error) {
 	// PostgreSQL's own null placement (last ascending, first descending):
 	// an explicit NULLS clause would stop plain indexes from serving the sort.
 	dir := func(c *Column) exp.OrderedExpression {
-		if desc {
-			return goqu.I(c.Column).Desc()
-		}
-		return goqu.I(c.Column).Asc()
+		return orderExpr(c, desc)
 	}
 	if sortCol != nil {
 		out = append(out, dir(sortCol))
@@ -249,8 +246,34 @@ func (v *View) orderBy(field, order string) ([]exp.OrderedExpression, error) {
 	return out, nil
 }
 
+// orderExpr is the sort by column c: text ignoring case ("anna" beside
+// "Anna", as equality ignores case), other types by value. A btree on the
+// same expression with the key after it serves it (IndexNeeds).
+func orderExpr(c *Column, desc bool) exp.OrderedExpression {
+	var e exp.Orderable = goqu.I(c.Column)
+	if c.Type == "text" {
+		e = goqu.Func("lower", goqu.I(c.Column))
+	}
+	if desc {
+		return e.Desc()
+	}
+	return e.Asc()
+}
+
 // IsSortable reports whether the grid may sort by the column (default: yes).
 func (c *Column) IsSortable() bool { return c.Sortable == nil || *c.Sortable }
+
+// Ops are the filter operators the grid offers on the column: its filters,
+// or every operator of its type when it declares none.
+func (c *Column) Ops() []string {
+	if c.Filters != nil {
+		return *c.Filters
+	}
+	if t := Types[c.Type]; t != nil {
+		return t.Ops
+	}
+	return nil
+}
 
 func (q *query) dataset() *goqu.SelectDataset {
 	cols := make([]any, len(q.view.Columns))
@@ -329,6 +352,13 @@ func (g *GridSQL) countSQL() error {
 }
 
 // Page returns one page of a grid and its total.
+//
+// A filtered page of a large view is counted first: when at most CountCap
+// rows match, the page is read from them (found by the filter's index,
+// sorted in memory), whatever the planner would guess. Guessing, it may
+// walk the sort's index looking for matches that lie at its far end, or
+// that do not exist (a value its statistics do not know, a filter that
+// runs with the sort order): a whole-table walk for an empty page.
 func (e *Engine) Page(ctx context.Context, r GridRequest) (*GridPage, error) {
 	g, err := e.pageSQL(ctx, r)
 	if err != nil {
@@ -337,15 +367,35 @@ func (e *Engine) Page(ctx context.Context, r GridRequest) (*GridPage, error) {
 	if r.PageSize == 0 {
 		r.PageSize = DefaultPageSize
 	}
+	countFirst := g.query.view.Large && g.query.where != nil && !r.ExactCount
 	page := &GridPage{}
 	err = e.readTx(ctx, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, g.Page, g.PageArgs...)
+		pageSQL := g.Page
+		if countFirst {
+			if err := g.countSQL(); err != nil {
+				return err
+			}
+			n, err := g.count(ctx, tx)
+			if err != nil {
+				return err
+			}
+			page.TotalCount = n
+			if n <= CountCap {
+				if pageSQL, err = g.fromMatchesSQL(); err != nil {
+					return err
+				}
+			}
+		}
+		rows, err := tx.Query(ctx, pageSQL, g.PageArgs...)
 		if err != nil {
 			return err
 		}
 		buf := make([]byte, 0, 64+r.PageSize*len(g.query.view.Columns)*16)
 		if page.data, page.rows, err = g.query.view.writeRows(buf, rows); err != nil {
 			return err
+		}
+		if countFirst {
+			return nil
 		}
 		// A page that is not full ends the result: its total needs no count.
 		if n := page.rows; n < r.PageSize && (n > 0 || r.PageNumber == 0) {
@@ -355,24 +405,8 @@ func (e *Engine) Page(ctx context.Context, r GridRequest) (*GridPage, error) {
 		if err := g.countSQL(); err != nil {
 			return err
 		}
-		// A report (a view with params) reads a set-returning function,
-		// whose size the planner does not know: it is counted.
-		if !r.ExactCount && len(g.query.view.Params) == 0 {
-			// Counting even to the cap costs a scan of that many matches;
-			// when the planner expects far more, say "at least" at once.
-			var plan []struct {
-				Plan struct {
-					Rows float64 `json:"Plan Rows"`
-				} `json:"Plan"`
-			}
-			var raw []byte
-			if err := tx.QueryRow(ctx, "explain (format json) "+g.Match, g.MatchArgs...).Scan(&raw); err == nil && json.Unmarshal(raw, &plan) == nil &&
-				len(plan) == 1 && plan[0].Plan.Rows > estimateOver*CountCap {
-				page.TotalCount = CountCap + 1
-				return nil
-			}
-		}
-		return tx.QueryRow(ctx, g.Count, g.CountArgs...).Scan(&page.TotalCount)
+		page.TotalCount, err = g.count(ctx, tx)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("grid %s: %w", r.ViewName, TranslatePG(err))
@@ -381,6 +415,52 @@ func (e *Engine) Page(ctx context.Context, r GridRequest) (*GridPage, error) {
 		page.TotalCount, page.TotalCapped = CountCap, true
 	}
 	return page, nil
+}
+
+// count runs the count statement: up to CountCap + 1, or exactly with
+// ExactCount. Counting even to the cap costs a scan of that many matches,
+// so when the planner expects far more it says "at least" at once. A
+// report (a view with params) reads a set-returning function, whose size
+// the planner does not know: it is counted.
+func (g *GridSQL) count(ctx context.Context, tx pgx.Tx) (int64, error) {
+	if !g.request.ExactCount && len(g.query.view.Params) == 0 {
+		var plan []struct {
+			Plan struct {
+				Rows float64 `json:"Plan Rows"`
+			} `json:"Plan"`
+		}
+		var raw []byte
+		if err := tx.QueryRow(ctx, "explain (format json) "+g.Match, g.MatchArgs...).Scan(&raw); err == nil && json.Unmarshal(raw, &plan) == nil &&
+			len(plan) == 1 && plan[0].Plan.Rows > estimateOver*CountCap {
+			return CountCap + 1, nil
+		}
+	}
+	var n int64
+	err := tx.QueryRow(ctx, g.Count, g.CountArgs...).Scan(&n)
+	return n, err
+}
+
+// fromMatchesSQL is the page read from the matching rows alone: the filter
+// in a subquery the planner cannot merge (OFFSET 0), so its rows are found
+// by the filter's index and only they are sorted. The arguments are the
+// page statement's, in the same order.
+func (g *GridSQL) fromMatchesSQL() (string, error) {
+	q, r := g.query, g.request
+	cols := make([]any, len(q.view.Columns))
+	for i, c := range q.view.Columns {
+		cols[i] = goqu.I(c.Column).As(c.Field)
+	}
+	matches := goqu.L("(SELECT * FROM ? WHERE ? OFFSET 0)", q.from, q.where).As("matches")
+	sql, args, err := dialect.From(matches).Prepared(true).Select(cols...).Order(q.order...).
+		Limit(uint(r.PageSize)).Offset(uint(r.PageNumber)).ToSQL()
+	if err != nil {
+		return "", Internal(fmt.Errorf("grid %s: %w", r.ViewName, err))
+	}
+	if len(args) != len(g.PageArgs) {
+		return "", Internal(fmt.Errorf("grid %s: the page from its matches has %d arguments, the page %d", r.ViewName, len(args), len(g.PageArgs)))
+	}
+	g.PageArgs = args
+	return sql, nil
 }
 
 // readTx runs fn in a read-only transaction on the read pool with the

@@ -54,7 +54,7 @@ func (v *View) Meta() ViewMeta {
 		}
 		m.Columns = append(m.Columns, ColumnMeta{Field: c.Field, Type: c.Type, Label: label, Hidden: c.Hidden,
 			Editable: c.Editable, Sortable: c.IsSortable(), MaxLength: c.MaxLength, Scale: scale,
-			Values: c.Values, Width: c.Width, Status: c.Status, Ops: Types[c.Type].Ops})
+			Values: c.Values, Width: c.Width, Status: c.Status, Ops: c.Ops()})
 	}
 	return m
 }

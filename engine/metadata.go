@@ -93,8 +93,12 @@ type View struct {
 	// the edit's transaction, as fn(key, columns text[]) with the row's key
 	// and the columns the edit wrote: derived figures are recomputed there,
 	// so the engine stays generic (e.g. bank_booking_recompute).
-	AfterEdit string    `yaml:"afterEdit"`
-	Columns   []*Column `yaml:"columns"`
+	AfterEdit string `yaml:"afterEdit"`
+	// Large declares that the source table grows to millions of rows: every
+	// sort and filter the view offers must then be served by an index, and
+	// the engine builds the ones its columns need (engine/indexes.go).
+	Large   bool      `yaml:"large"`
+	Columns []*Column `yaml:"columns"`
 	// Params make the view a report: Source is then a set-returning SQL
 	// function taking these parameters in order (see Param).
 	Params []*Param `yaml:"params"`
@@ -133,6 +137,10 @@ type Column struct {
 	Width       int      `yaml:"width"`
 	Status      *Status  `yaml:"status"` // colour rule: values shown as labelled badges
 	Sortable    *bool    `yaml:"sortable"`
+	// Filters are the filter operators the grid offers on the column
+	// (default: every operator of its type; an empty list: none). A large
+	// view offers only what an index serves (see IndexNeeds).
+	Filters *[]string `yaml:"filters"`
 	// Min and Max bound an edited number. A column without them takes those
 	// of a form field on the same table and column: a bound is declared
 	// once, and an inline edit cannot write what the form refuses.
@@ -496,6 +504,13 @@ func (v *View) check() []string {
 		if c.Editable && v.Table == "" {
 			p = append(p, fmt.Sprintf("column %s: editable, but the view has no base table", c.Field))
 		}
+		if t := Types[c.Type]; t != nil && c.Filters != nil {
+			for _, op := range *c.Filters {
+				if !t.allows(op) {
+					p = append(p, fmt.Sprintf("column %s: filters: %q is not an operator of %s columns (%s)", c.Field, op, c.Type, strings.Join(t.Ops, ", ")))
+				}
+			}
+		}
 		p = append(p, checkText("column "+c.Field, c.Type, c.MinLength, c.MaxLength, c.Pattern, c.Transform)...)
 		c.pattern = compilePattern(c.Pattern)
 		if _, dup := fields[c.Field]; dup {
@@ -537,6 +552,9 @@ func (v *View) check() []string {
 		default:
 			p = append(p, fmt.Sprintf("editSets: %s must be a constant (true, a number or text)", col))
 		}
+	}
+	if v.Large && (len(v.Params) > 0 || v.Table != "" && v.Table != v.Source) {
+		p = append(p, "large: the view must read its table directly (source the same as table, no params): indexes are built on the source")
 	}
 	if v.Export != "" && !plainName.MatchString(v.Export) {
 		p = append(p, fmt.Sprintf("export %q must be a plain file name", v.Export))

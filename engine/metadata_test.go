@@ -72,6 +72,8 @@ func TestLoadMetadataProblems(t *testing.T) {
 		{"editable without table", strings.Replace(goodViews, "    table: country\n", "", 1), "", []string{"editable, but the view has no base table"}},
 		{"afterEdit not a plain name", strings.Replace(goodViews, "    table: country\n", "    table: country\n    afterEdit: \"f(); drop table x\"\n", 1), "", []string{"afterEdit"}},
 		{"duplicate column", strings.Replace(goodViews, "- {field: CountryName,", "- {field: CountryCode,", 1), "", []string{"appears twice"}},
+		{"filters: an operator of another type", strings.Replace(goodViews, "type: int, hidden: true}", "type: int, hidden: true, filters: [contains]}", 1), "", []string{`column CountryID: filters: "contains" is not an operator of int columns`}},
+		{"large with another table", strings.Replace(goodViews, "    table: country\n", "    table: country_view\n    large: true\n", 1), "", []string{"large: the view must read its table directly"}},
 		{"form unknown key", "", goodForm + "colour: red\n", []string{"forms/country.yaml", "colour"}},
 		{"form bad transform", "", strings.Replace(goodForm, "[trim, upper]", "[trim, shout]", 1), []string{`unknown transform "shout"`}},
 		{"bad pattern", strings.Replace(goodViews, "type: text, editable: true}", "type: text, editable: true, pattern: '[A-Z'}", 1), "", []string{"column CountryName: pattern", "is not a regular expression"}},

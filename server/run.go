@@ -167,6 +167,7 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 		defer readPool.Close()
 	}
 	eng := engine.New(engine.Options{Pool: db.Pool, ReadPool: readPool, Metadata: md, Log: log, Messages: ui.ServerMessages})
+	go ensureIndexes(ctx, db.Pool, md, log)
 	log.Info("metadata loaded", "views", len(md.Views), "forms", len(md.Forms), "screens", len(md.Screens))
 	if opt.Watch {
 		if opt.MetadataDir == "" {

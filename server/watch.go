@@ -67,5 +67,15 @@ func reloadMetadata(ctx context.Context, dir string, eng *engine.Engine, pool *p
 		return
 	}
 	eng.SetMetadata(md)
+	go ensureIndexes(ctx, pool, md, log)
 	log.Info("metadata reloaded", "views", len(md.Views), "forms", len(md.Forms), "screens", len(md.Screens))
+}
+
+// ensureIndexes builds, in the background, the indexes the large views'
+// sorts and filters need (engine.EnsureIndexes); until one is ready its
+// clicks scan, and a failure is logged and recorded in grid_index.
+func ensureIndexes(ctx context.Context, pool *pgxpool.Pool, md *engine.Metadata, log *slog.Logger) {
+	if err := engine.EnsureIndexes(ctx, pool, md, log); err != nil && ctx.Err() == nil {
+		log.Error("grid indexes not all built", "err", err)
+	}
 }

@@ -115,3 +115,27 @@ func table(out io.Writer, header []string, rows [][]string) {
 		line(r)
 	}
 }
+
+// seedBankRows fills bank_booking with the n rows insert makes (its $1 is
+// n) unless have, a count of rows such a fill leaves, says they are there:
+// generated data is kept between runs. label says what is generated.
+func seedBankRows(ctx context.Context, pool *pgxpool.Pool, n int, have, label, insert string, out io.Writer) error {
+	var got int
+	pool.QueryRow(ctx, have).Scan(&got)
+	if got == n {
+		return nil
+	}
+	fmt.Fprintf(out, "generating %d %s (once; kept for later runs) ...\n", n, label)
+	start := time.Now()
+	if _, err := pool.Exec(ctx, `truncate bank_booking`); err != nil {
+		return err
+	}
+	if _, err := pool.Exec(ctx, insert, n); err != nil {
+		return err
+	}
+	if _, err := pool.Exec(ctx, `vacuum analyze bank_booking`); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "generated in %s\n", time.Since(start).Round(time.Second))
+	return nil
+}

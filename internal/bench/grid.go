@@ -54,32 +54,14 @@ var gridCases = []struct {
 
 // seedBank fills bank_booking with n generated rows unless it has them.
 func seedBank(ctx context.Context, pool *pgxpool.Pool, n int, out io.Writer) error {
-	var have int
-	pool.QueryRow(ctx, `select count(*) from bank_booking`).Scan(&have)
-	if have == n {
-		return nil
-	}
-	fmt.Fprintf(out, "generating %d bank rows (once; kept for later runs) ...\n", n)
-	start := time.Now()
-	if _, err := pool.Exec(ctx, `truncate bank_booking`); err != nil {
-		return err
-	}
-	// Text: six common phrases, and a rare term in one row of 20,000.
-	_, err := pool.Exec(ctx, `insert into bank_booking (bank_account, file_name, booked_date, amount_local, currency, text, created_on, status)
+	return seedBankRows(ctx, pool, n, `select count(*) from bank_booking`, "bank rows",
+		`insert into bank_booking (bank_account, file_name, booked_date, amount_local, currency, text, created_on, status)
 		select 'ACC-' || lpad((i % 40)::text, 3, '0'), 'statement_' || (i / 5000) || '.csv', date '2024-01-01' + (i % 900),
 		       round((random() * 20000 - 5000)::numeric, 2), (array['USD','EUR','SEK','NOK','DKK','GBP'])[1 + i % 6],
 		       case when i % 20000 = 7 then 'Refund zyxwvu ' || i
 		            else (array['Nuvei payout','Amex settlement','Card fee','Bank charge','Transfer to savings','Interest'])[1 + (i / 7) % 6] || ' ref ' || i end,
 		       timestamptz '2024-01-01' + make_interval(mins => i), 'Booked'
-		from generate_series(1, $1) i`, n)
-	if err != nil {
-		return err
-	}
-	if _, err := pool.Exec(ctx, `vacuum analyze bank_booking`); err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "generated in %s\n", time.Since(start).Round(time.Second))
-	return nil
+		from generate_series(1, $1) i`, out)
 }
 
 // Grid runs the grid benchmark against the database at dbURL.
@@ -95,8 +77,10 @@ func Grid(ctx context.Context, dbURL string, cfg server.Config, o GridOptions, o
 	if err := seedBank(ctx, pool, o.Rows, out); err != nil {
 		return err
 	}
-
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if err := engine.EnsureIndexes(ctx, pool, md, log); err != nil { // as serve does
+		return err
+	}
 	eng := engine.New(engine.Options{Pool: pool, Metadata: md, Log: log})
 	srv, err := startAPI(ctx, pool, eng)
 	if err != nil {

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"ledgerdesk/engine"
@@ -51,7 +53,7 @@ func withNaturalKeys(file []byte) []byte {
 // Import measures loading card-transaction rows from CSV through the whole
 // import path (parse, validate, COPY into staging, move, extraction log)
 // against a bare COPY of the same file into a table without constraints.
-func Import(ctx context.Context, dbURL string, cfg server.Config, rows int, out io.Writer) error {
+func Import(ctx context.Context, dbURL string, cfg server.Config, rows int, out io.Writer, md *engine.Metadata) error {
 	pool, _, err := Open(ctx, dbURL, cfg, out)
 	if err != nil {
 		return err
@@ -128,7 +130,7 @@ func Import(ctx context.Context, dbURL string, cfg server.Config, rows int, out 
 		{"import (parse, check, stage, move, log)", took.Round(time.Millisecond).String(), perSec(took), ratio(took, floor)},
 	})
 	fmt.Fprintln(out, "\ntargets (DESIGN.md 7): at least 100,000 rows/s; at most 2x the bare COPY.")
-	return importStatements(actx, pool, imports.NewService(pool, nil, 0, slog.New(slog.NewTextHandler(out, nil))), rows, took, out)
+	return importStatements(actx, pool, imports.NewService(pool, nil, 0, slog.New(slog.NewTextHandler(out, nil))), rows, took, out, md)
 }
 
 // statementBookings is how many bookings each bank statement file of the
@@ -137,11 +139,38 @@ const statementBookings = 100_000
 
 // importStatements loads a 100,000-booking MT940 and camt.053 file through
 // the import service (parse, identity, stage, move, processing, statement
-// chain) and shows their speed beside the CSV import's.
-func importStatements(ctx context.Context, pool *pgxpool.Pool, importer *imports.Service, csvRows int, csvTook time.Duration, out io.Writer) error {
+// chain) and shows their speed beside the CSV import's: with the indexes
+// the server builds for the large bank-final view (engine.EnsureIndexes)
+// and without them, which is what those indexes cost each import.
+func importStatements(ctx context.Context, pool *pgxpool.Pool, importer *imports.Service, csvRows int, csvTook time.Duration, out io.Writer, md *engine.Metadata) error {
 	fmt.Fprintf(out, "\nimport of %d bank bookings, as one MT940 and one camt.053 file\n\n", statementBookings)
 	perSec := func(n int, d time.Duration) string { return fmt.Sprintf("%.0f rows/s", float64(n)/d.Seconds()) }
-	lines := [][]string{{"card transactions, CSV", csvTook.Round(time.Millisecond).String(), perSec(csvRows, csvTook)}}
+	lines := [][]string{{"card transactions, CSV", "", csvTook.Round(time.Millisecond).String(), perSec(csvRows, csvTook), "", ""}}
+	discard := slog.New(slog.NewTextHandler(io.Discard, nil))
+	gridIndexes := func(on bool) (int, error) {
+		if on {
+			if err := engine.EnsureIndexes(ctx, pool, md, discard); err != nil {
+				return 0, err
+			}
+		} else {
+			rows, err := pool.Query(ctx, `select name from grid_index where table_name = 'bank_booking'`)
+			if err != nil {
+				return 0, err
+			}
+			names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			if err != nil {
+				return 0, err
+			}
+			for _, n := range names {
+				if _, err := pool.Exec(ctx, "drop index if exists "+pgx.Identifier{n}.Sanitize()); err != nil {
+					return 0, err
+				}
+			}
+		}
+		var n int
+		err := pool.QueryRow(ctx, `select count(*) from pg_index where indrelid = 'bank_booking'::regclass`).Scan(&n)
+		return n, err
+	}
 	for _, f := range []struct {
 		name, label string
 		content     []byte
@@ -149,24 +178,36 @@ func importStatements(ctx context.Context, pool *pgxpool.Pool, importer *imports
 		{"bench-statements.sta", "bank bookings, MT940", mt940Statements(statementBookings)},
 		{"bench-statements.xml", "bank bookings, camt.053", camtStatements(statementBookings)},
 	} {
-		if _, err := pool.Exec(ctx, `truncate bank_booking, bank_statement cascade; delete from import_file where kind = 'bank'`); err != nil {
-			return err
+		var with time.Duration
+		for _, on := range []bool{false, true} {
+			if _, err := pool.Exec(ctx, `truncate bank_booking, bank_statement cascade; delete from import_file where kind = 'bank'`); err != nil {
+				return err
+			}
+			indexes, err := gridIndexes(on)
+			if err != nil {
+				return err
+			}
+			if _, err := pool.Exec(ctx, `vacuum analyze bank_booking`); err != nil {
+				return err
+			}
+			start := time.Now()
+			res, err := importer.ImportNow(ctx, imports.Upload{Kind: imports.Bank, FileName: f.name, Content: imports.ContentOf(f.content)})
+			took := time.Since(start)
+			if err != nil {
+				return err
+			}
+			if res.Status != "succeeded" || res.RowsLoaded != statementBookings {
+				return fmt.Errorf("bench import %s: %s, %d of %d bookings loaded (%v)", f.name, res.Status, res.RowsLoaded, statementBookings, res.Error)
+			}
+			what, cost := "schema indexes only", ""
+			if on {
+				what, cost = "with the grid indexes", ratio(took, with)
+			}
+			with = took
+			lines = append(lines, []string{f.label, what, took.Round(time.Millisecond).String(), perSec(statementBookings, took), strconv.Itoa(indexes), cost})
 		}
-		if _, err := pool.Exec(ctx, `vacuum analyze bank_booking`); err != nil {
-			return err
-		}
-		start := time.Now()
-		res, err := importer.ImportNow(ctx, imports.Upload{Kind: imports.Bank, FileName: f.name, Content: imports.ContentOf(f.content)})
-		took := time.Since(start)
-		if err != nil {
-			return err
-		}
-		if res.Status != "succeeded" || res.RowsLoaded != statementBookings {
-			return fmt.Errorf("bench import %s: %s, %d of %d bookings loaded (%v)", f.name, res.Status, res.RowsLoaded, statementBookings, res.Error)
-		}
-		lines = append(lines, []string{f.label, took.Round(time.Millisecond).String(), perSec(statementBookings, took)})
 	}
-	table(out, []string{"file", "time", "speed"}, lines)
+	table(out, []string{"file", "bank_booking indexes", "time", "speed", "indexes", "cost of the grid indexes"}, lines)
 	return nil
 }
 

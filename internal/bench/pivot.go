@@ -25,32 +25,15 @@ const PivotDatabase = "ledgerdesk_bench_pivot"
 // days (2024-01-01 to 2026-06-18): two thirds in, seven actors and some
 // without one, the distribution flags in every combination.
 func seedProcessedBank(ctx context.Context, pool *pgxpool.Pool, n int, out io.Writer) error {
-	var have int
-	pool.QueryRow(ctx, `select count(*) from bank_booking where in_or_out is not null`).Scan(&have)
-	if have == n {
-		return nil
-	}
-	fmt.Fprintf(out, "generating %d processed bank rows (once; kept for later runs) ...\n", n)
-	start := time.Now()
-	if _, err := pool.Exec(ctx, `truncate bank_booking`); err != nil {
-		return err
-	}
-	_, err := pool.Exec(ctx, `insert into bank_booking (bank_account, file_name, booked_date, in_or_out, amount_local, currency, text,
+	return seedBankRows(ctx, pool, n, `select count(*) from bank_booking where in_or_out is not null`, "processed bank rows",
+		`insert into bank_booking (bank_account, file_name, booked_date, in_or_out, amount_local, currency, text,
 			status, actor, dist_rvn_settle, distr_driver, affects_balance, in_usd, out_usd)
 		select 'ACC-' || lpad((i % 40)::text, 3, '0'), 'statement_' || (i / 5000) || '.csv', date '2024-01-01' + (i % 900),
 		       case when i % 3 = 0 then 'OUT' else 'IN' end, a, 'USD', 'Booking ' || i, 'Processed',
 		       case when i % 23 <> 0 then (array['Card','Bank','Amex','Nuvei','Adyen','Transfer','Interest'])[1 + (i / 3) % 7] end,
 		       (array['Yes','No'])[1 + (i / 5) % 2], (array['Yes','No'])[1 + (i / 7) % 2], (array['Yes','Yes','No'])[1 + (i / 11) % 3],
 		       case when i % 3 <> 0 then a end, case when i % 3 = 0 then -a end
-		from (select i, round((random() * 20000)::numeric, 2) as a from generate_series(1, $1) i) g`, n)
-	if err != nil {
-		return err
-	}
-	if _, err := pool.Exec(ctx, `vacuum analyze bank_booking`); err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "generated in %s\n", time.Since(start).Round(time.Second))
-	return nil
+		from (select i, round((random() * 20000)::numeric, 2) as a from generate_series(1, $1) i) g`, out)
 }
 
 // Pivot measures the bank overview over rows processed bookings for each

@@ -1,0 +1,415 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"ledgerdesk/engine"
+	"ledgerdesk/server"
+)
+
+// ClicksDatabase holds the sweep's bank bookings, every column filled.
+const ClicksDatabase = "ledgerdesk_bench_clicks"
+
+// ClicksOptions size the every-click sweep.
+type ClicksOptions struct {
+	Rows     int    // bank_booking rows (2,000,000 for the target)
+	Calls    int    // timed calls per click after one warm-up; the p50 is reported
+	View     string // the view swept (VW_BankFinal)
+	Database string // "" is ClicksDatabase
+	// Slow is the p50 from which a click is listed by name (100 ms).
+	Slow time.Duration
+}
+
+// seedFullBank fills bank_booking with n bookings whose every column holds
+// what a processed booking holds, in realistic proportions: 40 accounts,
+// files of 5,000 rows, 900 days, six currencies, seven actors and some
+// without one, references unique per row, comments and manual providers
+// on a few rows, a statement warning on very few.
+func seedFullBank(ctx context.Context, pool *pgxpool.Pool, n int, out io.Writer) error {
+	return seedBankRows(ctx, pool, n, `select count(*) from bank_booking where bank_archive_reference is not null`, "bank rows with every column",
+		`insert into bank_booking (bank_account, file_name, import_date_time, booked_date, in_or_out,
+			amount_local, currency, text, bank_charges_in_local, bank_charges, actor, recon_mapping,
+			reco_amount_in_local_currency, reconcile_local_currency, exchange_rate, amount_usd,
+			manual_provider, manual_creditor, comments, fee, charges, interest_date, number,
+			booked_balance_local_currency, status, bank_archive_reference, main_key, provider, creditor,
+			dist_rvn_settle, distr_driver, affects_balance, out_usd, in_usd, created_on, created_by, statement_warning)
+		select 'ACC-' || lpad((i % 40)::text, 3, '0'), 'statement_' || (i / 5000) || '.csv',
+		       timestamptz '2024-01-01' + make_interval(mins => (i / 5000) * 5000),
+		       date '2024-01-01' + (i % 900), case when a < 0 then 'OUT' else 'IN' end,
+		       a, cur, txt, case when i % 10 = 0 then round((i % 997) / 10.0, 2) end,
+		       case when i % 10 = 0 then round((i % 997) / 10.0 * rate, 2) end, act,
+		       case when act is not null then lower(act) || ' payout' end,
+		       a, cur, rate, round(a * rate, 2),
+		       case when i % 1000 = 3 then 'Manual ' || (i % 7) end, case when i % 1000 = 5 then 'Creditor ' || (i % 5) end,
+		       case when i % 500 = 1 then 'Checked against the statement by ' || (array['anna','bo','carla'])[1 + i % 3] end,
+		       case when i % 4 = 0 then round((i % 89) / 10.0, 2) end, case when i % 6 = 0 then round((i % 53) / 10.0, 2) end,
+		       date '2024-01-01' + (i % 900), 'N' || i, round(((i % 100000) * 13.7)::numeric, 2),
+		       (array['Booked','Booked','Booked','Pending','Returned'])[1 + i % 5], 'BAR' || lpad(i::text, 9, '0'),
+		       'ACC-' || lpad((i % 40)::text, 3, '0') || '|' || (date '2024-01-01' + (i % 900)),
+		       case when act is not null then act || ' Ltd' end, 'Creditor ' || (i % 50),
+		       (array['Yes','No'])[1 + (i / 5) % 2], (array['Yes','No'])[1 + (i / 7) % 2], (array['Yes','Yes','No'])[1 + (i / 11) % 3],
+		       case when a < 0 then round(-a * rate, 2) end, case when a >= 0 then round(a * rate, 2) end,
+		       timestamptz '2024-01-01' + make_interval(mins => i), (array['system','system','system','anna','bo'])[1 + i % 5],
+		       case when i % 50000 = 17 then 'The opening balance does not follow on from statement ' || (i / 5000 - 1) end
+		from (select i, round((random() * 20000 - 5000)::numeric, 2) as a,
+		             (array['USD','EUR','SEK','NOK','DKK','GBP'])[1 + i % 6] as cur,
+		             (array[1, 1.08, 0.094, 0.092, 0.145, 1.27])[1 + i % 6]::numeric as rate,
+		             case when i % 23 <> 0 then (array['Card','Bank','Amex','Nuvei','Adyen','Transfer','Interest'])[1 + (i / 3) % 7] end as act,
+		             case when i % 20000 = 7 then 'Refund zyxwvu ' || i
+		                  else (array['Nuvei payout','Amex settlement','Card fee','Bank charge','Transfer to savings','Interest'])[1 + (i / 7) % 6] || ' ref ' || i end as txt
+		      from generate_series(1, $1) i) g`, out)
+}
+
+// click is one thing a user can do to the grid: a sort, a filter, or both.
+type click struct {
+	kind  string // sort, filter, filter+sort
+	class string // common or rare value ("" for a sort or an operator without a value)
+	name  string
+	req   engine.GridRequest
+	p50   time.Duration
+}
+
+// columnSample is what the sweep knows of a column's values, from a sample.
+type columnSample struct {
+	values []string // non-empty values, sorted in the column's order
+	mode   string   // the most frequent
+	single string   // a value seen once in the sample (rare), or ""
+}
+
+// Clicks sweeps every click the view offers over o.Rows generated bank
+// bookings, through the HTTP API: each sort in both directions, each
+// filter operator the columns offer with a common and a rare value, and
+// each filter with a sort on another column; p50 of o.Calls calls after a
+// warm-up. The indexes the view needs are built first (as serve does).
+func Clicks(ctx context.Context, dbURL string, cfg server.Config, o ClicksOptions, out io.Writer, md *engine.Metadata) error {
+	name := o.Database
+	if name == "" {
+		name = ClicksDatabase
+	}
+	pool, _, err := OpenNamed(ctx, dbURL, name, cfg, out)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := engine.Validate(ctx, pool, md); err != nil {
+		return err
+	}
+	view := md.Views[o.View]
+	if view == nil {
+		return fmt.Errorf("bench clicks: no view %s", o.View)
+	}
+	if view.Source != "bank_booking" {
+		return fmt.Errorf("bench clicks: the sweep generates bank bookings; %s reads %s", o.View, view.Source)
+	}
+	if err := seedFullBank(ctx, pool, o.Rows, out); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	start := time.Now()
+	if err := engine.EnsureIndexes(ctx, pool, md, log); err != nil {
+		return err
+	}
+	var indexes int
+	var size string
+	pool.QueryRow(ctx, `select count(*), pg_size_pretty(sum(pg_relation_size(indexrelid))) from pg_index
+		where indrelid = 'bank_booking'::regclass`).Scan(&indexes, &size)
+	fmt.Fprintf(out, "grid indexes built in %s; bank_booking has %d indexes, %s\n", time.Since(start).Round(time.Second), indexes, size)
+	gaps, err := engine.IndexGaps(ctx, pool, md)
+	if err != nil {
+		return err
+	}
+	for _, g := range gaps {
+		fmt.Fprintln(out, "not served:", g)
+	}
+
+	eng := engine.New(engine.Options{Pool: pool, Metadata: md, Log: log})
+	srv, err := startAPI(ctx, pool, eng)
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	client := &http.Client{}
+
+	samples, err := sampleColumns(ctx, pool, view)
+	if err != nil {
+		return err
+	}
+	clicks := sweepClicks(view, samples)
+	fmt.Fprintf(out, "\nevery click of %s over %d rows: %d clicks, p50 of %d calls after a warm-up, one client\n\n", o.View, o.Rows, len(clicks), o.Calls)
+	for i := range clicks {
+		body, _ := json.Marshal(clicks[i].req)
+		if _, err := srv.post(ctx, client, "/api/grid", body); err != nil {
+			return fmt.Errorf("%s: %w", clicks[i].name, err)
+		}
+		var ds []time.Duration
+		for range o.Calls {
+			d, err := srv.post(ctx, client, "/api/grid", body)
+			if err != nil {
+				return fmt.Errorf("%s: %w", clicks[i].name, err)
+			}
+			ds = append(ds, d)
+		}
+		clicks[i].p50 = percentile(ds, 50)
+	}
+	printClicks(out, clicks, o.Slow)
+	return nil
+}
+
+func printClicks(out io.Writer, clicks []click, slow time.Duration) {
+	type group struct {
+		kind, class string
+		all         []time.Duration
+		over        int
+		slowest     *click
+	}
+	var groups []*group
+	find := func(kind, class string) *group {
+		for _, g := range groups {
+			if g.kind == kind && g.class == class {
+				return g
+			}
+		}
+		g := &group{kind: kind, class: class}
+		groups = append(groups, g)
+		return g
+	}
+	var total, over int
+	for i := range clicks {
+		c := &clicks[i]
+		g := find(c.kind, c.class)
+		g.all = append(g.all, c.p50)
+		if c.p50 > slow {
+			g.over++
+			over++
+		}
+		if g.slowest == nil || c.p50 > g.slowest.p50 {
+			g.slowest = c
+		}
+		total++
+	}
+	var rows [][]string
+	for _, g := range groups {
+		what := g.kind
+		if g.class != "" {
+			what += " (" + g.class + " value)"
+		}
+		rows = append(rows, []string{what, strconv.Itoa(len(g.all)), strconv.Itoa(g.over), ms(percentile(g.all, 50)),
+			ms(g.slowest.p50) + " (" + g.slowest.name + ")"})
+	}
+	table(out, []string{"clicks", "count", "over " + ms(slow), "median", "slowest"}, rows)
+	fmt.Fprintf(out, "\n%d of %d clicks over %s (target: none)\n", over, total, ms(slow))
+	for _, c := range clicks {
+		if c.p50 > slow {
+			fmt.Fprintf(out, "  %s: %s\n", c.name, ms(c.p50))
+		}
+	}
+}
+
+// sampleColumns reads about 1% of the rows and keeps, per visible column,
+// its values in order, the most frequent and one seen once.
+func sampleColumns(ctx context.Context, pool *pgxpool.Pool, v *engine.View) (map[string]*columnSample, error) {
+	out := map[string]*columnSample{}
+	for _, c := range v.Columns {
+		if c.Hidden {
+			continue
+		}
+		expr := pgx.Identifier{c.Column}.Sanitize() + "::text"
+		order := pgx.Identifier{c.Column}.Sanitize()
+		if c.Type == "datetime" {
+			expr = "to_char(" + order + " at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+		}
+		rows, err := pool.Query(ctx, fmt.Sprintf(`select %s from %s tablesample system (1) repeatable (7)
+			where %s is not null and %s::text <> '' order by %s`, expr, pgx.Identifier{v.Source}.Sanitize(), order, order, order))
+		if err != nil {
+			return nil, fmt.Errorf("sample %s: %w", c.Field, err)
+		}
+		vals, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return nil, fmt.Errorf("sample %s: %w", c.Field, err)
+		}
+		s := &columnSample{values: vals}
+		counts := map[string]int{}
+		for _, x := range vals {
+			counts[x]++
+		}
+		best := 0
+		for _, x := range vals { // in order, so ties go to the smallest
+			if counts[x] > best {
+				s.mode, best = x, counts[x]
+			}
+		}
+		for _, x := range vals[len(vals)/3:] {
+			if counts[x] == 1 {
+				s.single = x
+				break
+			}
+		}
+		out[c.Field] = s
+	}
+	return out, nil
+}
+
+// Values no row holds, per type: the rare value of a filter that finds nothing.
+var absent = map[string]string{"text": "qzxjv", "int": "987654321", "decimal": "-987654.31", "date": "1999-01-01", "datetime": "1999-01-01T00:00:00Z"}
+
+// sweepClicks lists the clicks the view offers, with values from the samples.
+func sweepClicks(v *engine.View, samples map[string]*columnSample) []click {
+	var out []click
+	var sortable []*engine.Column
+	for _, c := range v.Columns {
+		if !c.Hidden && c.IsSortable() {
+			sortable = append(sortable, c)
+		}
+	}
+	base := func() engine.GridRequest { return engine.GridRequest{ViewName: v.Name, PageSize: 100} }
+	for _, c := range sortable {
+		for _, dir := range []string{"asc", "desc"} {
+			r := base()
+			r.SortField, r.SortOrder = c.Field, dir
+			out = append(out, click{kind: "sort", name: "sort " + c.Field + " " + dir, req: r})
+		}
+	}
+	next := 0
+	for _, c := range v.Columns {
+		s := samples[c.Field]
+		if c.Hidden || s == nil {
+			continue
+		}
+		conds := filterValues(c, s)
+		for _, fc := range conds {
+			r := base()
+			r.Filters = []engine.Cond{fc.cond}
+			out = append(out, click{kind: "filter", class: fc.class, name: fc.name, req: r})
+		}
+		// The first operator with a value, with a sort on another column.
+		for _, fc := range conds {
+			if fc.class == "" || len(sortable) < 2 {
+				continue
+			}
+			other := sortable[next%len(sortable)]
+			if other == c {
+				next++
+				other = sortable[next%len(sortable)]
+			}
+			r := base()
+			r.Filters = []engine.Cond{fc.cond}
+			r.SortField, r.SortOrder = other.Field, "desc"
+			out = append(out, click{kind: "filter+sort", class: fc.class, name: fc.name + ", sort " + other.Field + " desc", req: r})
+			if fc.class == "rare" {
+				next++
+				break
+			}
+		}
+	}
+	return out
+}
+
+type filterClick struct {
+	class string
+	name  string
+	cond  engine.Cond
+}
+
+// filterValues gives each operator the column offers a common and a rare
+// value (operators without a value once).
+func filterValues(c *engine.Column, s *columnSample) []filterClick {
+	var out []filterClick
+	add := func(op, class string, value any) {
+		name := fmt.Sprintf("%s %s", c.Field, op)
+		if value != nil {
+			name += fmt.Sprintf(" %v", value)
+		}
+		out = append(out, filterClick{class: class, name: name, cond: engine.Cond{Field: c.Field, Op: op, Value: value}})
+	}
+	n := len(s.values)
+	if n == 0 {
+		return nil
+	}
+	rare := s.single
+	if rare == "" {
+		rare = absent[c.Type]
+	}
+	if c.Type == "enum" { // the value seen least, or one none has
+		rare = ""
+		for _, x := range c.Values {
+			if !slices.Contains(s.values, x) {
+				rare = x
+			}
+		}
+		if rare == "" {
+			rare = s.values[0]
+			for _, x := range c.Values {
+				if count(s.values, x) < count(s.values, rare) {
+					rare = x
+				}
+			}
+		}
+	}
+	if c.Type == "datetime" {
+		s.mode = s.mode[:10] // a day
+	}
+	for _, op := range c.Ops() {
+		switch op {
+		case engine.OpIsEmpty, engine.OpIsNotEmpty:
+			add(op, "", nil)
+		case engine.OpContains:
+			add(op, "common", word(s.mode))
+			add(op, "rare", absent["text"])
+		case engine.OpStartsWith:
+			add(op, "common", s.mode[:min(3, len(s.mode))])
+			add(op, "rare", absent["text"])
+		case engine.OpEndsWith:
+			add(op, "common", s.mode[max(0, len(s.mode)-3):])
+			add(op, "rare", absent["text"])
+		case engine.OpEquals, engine.OpNotEquals:
+			add(op, "common", s.mode)
+			add(op, "rare", rare)
+		case engine.OpIn:
+			add(op, "common", []any{s.mode})
+			add(op, "rare", []any{rare})
+		case engine.OpLt, engine.OpLte:
+			add(op, "common", s.values[n/2])
+			add(op, "rare", s.values[0])
+		case engine.OpGt, engine.OpGte:
+			add(op, "common", s.values[n/2])
+			add(op, "rare", s.values[n-1])
+		case engine.OpBetween:
+			add(op, "common", []any{s.values[n/4], s.values[3*n/4]})
+			add(op, "rare", []any{rare, rare})
+		}
+	}
+	return out
+}
+
+func count(vals []string, x string) int {
+	n := 0
+	for _, v := range vals {
+		if v == x {
+			n++
+		}
+	}
+	return n
+}
+
+// word is the longest word of a value (a common term of a text column).
+func word(s string) string {
+	words := strings.Fields(s)
+	sort.SliceStable(words, func(i, j int) bool { return len(words[i]) > len(words[j]) })
+	if len(words) == 0 {
+		return s
+	}
+	return words[0]
+}
