@@ -174,7 +174,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 			if err != nil {
 				return err
 			}
-			return bench.Clicks(ctx, db.URL, cfg, bench.ClicksOptions{Rows: orInt(*rows, 2_000_000), Calls: *calls, View: *view, Slow: 100 * time.Millisecond}, stdout, md)
+			return bench.Clicks(ctx, db.URL, cfg, bench.ClicksOptions{Rows: orInt(*rows, 2_000_000), Calls: *calls, View: *view, Slow: 100 * time.Millisecond,
+				Isolation: 10 * time.Second}, stdout, md)
 		case "export":
 			return bench.Export(ctx, db.URL, cfg, orInt(*rows, 100_000), stdout)
 		case "import":

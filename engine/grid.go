@@ -46,6 +46,7 @@ type Engine struct {
 	now     func() time.Time
 	// messages renders message columns in the caller's language (nil: stored texts).
 	messages Messages
+	lanes    *Lanes // nil: no quick and heavy lanes
 }
 
 // Options configure an Engine.
@@ -59,11 +60,13 @@ type Options struct {
 	// Messages are the UI's server-message texts: with them, filters and
 	// exports of a message column use the text in the caller's language.
 	Messages Messages
+	// Lanes keep heavy grid reads from starving quick ones (nil: none).
+	Lanes *Lanes
 }
 
 // New returns an engine over validated metadata.
 func New(o Options) *Engine {
-	e := &Engine{pool: o.Pool, read: o.ReadPool, timeout: o.QueryTimeout, log: o.Log, now: o.Now, messages: o.Messages}
+	e := &Engine{pool: o.Pool, read: o.ReadPool, timeout: o.QueryTimeout, log: o.Log, now: o.Now, messages: o.Messages, lanes: o.Lanes}
 	if e.read == nil {
 		e.read = o.Pool
 	}
@@ -360,6 +363,41 @@ func (g *GridSQL) countSQL() error {
 // that do not exist (a value its statistics do not know, a filter that
 // runs with the sort order): a whole-table walk for an empty page.
 func (e *Engine) Page(ctx context.Context, r GridRequest) (*GridPage, error) {
+	l := e.lanes
+	if l == nil || l.Quick <= 0 || l.Quick >= e.timeout {
+		return e.page(ctx, r, readMode{timeout: e.timeout})
+	}
+	l.init()
+	key := shape(r)
+	if !l.knownHeavy(key, e.now()) {
+		p, err := e.page(ctx, r, readMode{timeout: l.Quick})
+		if !statementTimedOut(ctx, err) {
+			if err == nil {
+				l.mu.Lock()
+				l.passes.quick++
+				l.mu.Unlock()
+			}
+			return p, err
+		}
+		l.rememberHeavy(key, e.now())
+	}
+	release, err := l.enter(ctx, ActorFrom(ctx).Username)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return e.page(ctx, r, readMode{timeout: e.timeout, heavy: true})
+}
+
+// readMode is how a read runs: its statement timeout, and in the heavy
+// lane on one core.
+type readMode struct {
+	timeout time.Duration
+	heavy   bool
+}
+
+// page reads one page of a grid and its total (Page, in one lane).
+func (e *Engine) page(ctx context.Context, r GridRequest, mode readMode) (*GridPage, error) {
 	g, err := e.pageSQL(ctx, r)
 	if err != nil {
 		return nil, err
@@ -369,7 +407,7 @@ func (e *Engine) Page(ctx context.Context, r GridRequest) (*GridPage, error) {
 	}
 	countFirst := g.query.view.Large && g.query.where != nil && !r.ExactCount
 	page := &GridPage{}
-	err = e.readTx(ctx, func(tx pgx.Tx) error {
+	err = e.readTxMode(ctx, mode, func(tx pgx.Tx) error {
 		pageSQL := g.Page
 		if countFirst {
 			if err := g.countSQL(); err != nil {
@@ -467,9 +505,20 @@ func (g *GridSQL) fromMatchesSQL() (string, error) {
 // statement timeout and custom plans (a cached generic plan can walk a sort
 // index over millions of rows; see DESIGN.md section 7).
 func (e *Engine) readTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	return e.readTxMode(ctx, readMode{timeout: e.timeout}, fn)
+}
+
+// readTxMode is readTx with the lane's timeout; a heavy read plans no
+// parallel workers, so it holds one core and leaves the rest to quick reads.
+func (e *Engine) readTxMode(ctx context.Context, mode readMode, fn func(pgx.Tx) error) error {
 	return pgx.BeginTxFunc(ctx, e.read, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		if err := e.limitTx(ctx, tx); err != nil {
+		if _, err := tx.Exec(ctx, LimitSQL, fmt.Sprint(mode.timeout.Milliseconds())); err != nil {
 			return err
+		}
+		if mode.heavy {
+			if _, err := tx.Exec(ctx, `select set_config('max_parallel_workers_per_gather', '0', true)`); err != nil {
+				return err
+			}
 		}
 		return fn(tx)
 	})

@@ -8,9 +8,12 @@ import (
 	"net/mail"
 	"net/url"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
+
+	"ledgerdesk/engine"
 )
 
 // Config is everything Ledgerdesk reads from the environment, with its
@@ -38,10 +41,16 @@ type Config struct {
 	PreferenceBytes int    // PREFERENCE_BYTES: bytes of preferences a user may keep, all keys together
 	ExportsPerUser  int    // EXPORTS_PER_USER: downloads a user may stream at once
 	ExportsTotal    int    // EXPORTS_TOTAL: downloads streaming at once, all users together
-	PivotPeriods    int    // PIVOT_MAX_PERIODS: rows (periods) a bank overview may have
-	ImportYearsBack int    // IMPORT_YEARS_BACK: how many years before today an imported date may lie
-	ImportYearsNext int    // IMPORT_YEARS_AHEAD: how many years after today an imported date may lie
-	StopWithParent  bool   // STOP_WITH_PARENT=1: serve ends when the process that started it does (go tool task up)
+	// GRID_QUICK_MS: the statement timeout of the quick lane of grid reads;
+	// a read that outlasts it goes to the heavy lane (0: no lanes).
+	GridQuick       time.Duration
+	GridTimeout     time.Duration // GRID_TIMEOUT_SECONDS: the statement timeout of a heavy grid read
+	GridHeavyTotal  int           // GRID_HEAVY_TOTAL: heavy grid reads at once, all users together
+	GridHeavyUser   int           // GRID_HEAVY_PER_USER: heavy grid reads at once of one user
+	PivotPeriods    int           // PIVOT_MAX_PERIODS: rows (periods) a bank overview may have
+	ImportYearsBack int           // IMPORT_YEARS_BACK: how many years before today an imported date may lie
+	ImportYearsNext int           // IMPORT_YEARS_AHEAD: how many years after today an imported date may lie
+	StopWithParent  bool          // STOP_WITH_PARENT=1: serve ends when the process that started it does (go tool task up)
 }
 
 // Defaults, in one place so the README and the code agree.
@@ -59,6 +68,9 @@ const (
 	DefaultPrefBytes      = 1 << 20
 	DefaultExportsPerUser = 2
 	DefaultExportsTotal   = 4
+	DefaultGridQuick      = 250 * time.Millisecond
+	DefaultGridTimeout    = 10 * time.Second
+	DefaultGridHeavyUser  = 1
 	DefaultPivotPeriods   = 2000
 	DefaultImportBack     = 20
 	DefaultImportAhead    = 1
@@ -88,6 +100,10 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		PreferenceBytes: DefaultPrefBytes,
 		ExportsPerUser:  DefaultExportsPerUser,
 		ExportsTotal:    DefaultExportsTotal,
+		GridQuick:       DefaultGridQuick,
+		GridTimeout:     DefaultGridTimeout,
+		GridHeavyTotal:  max(1, runtime.NumCPU()/2),
+		GridHeavyUser:   DefaultGridHeavyUser,
 		PivotPeriods:    DefaultPivotPeriods,
 		ImportYearsBack: DefaultImportBack,
 		ImportYearsNext: DefaultImportAhead,
@@ -172,6 +188,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		{"PREFERENCE_BYTES", &cfg.PreferenceBytes, 64 << 10, 64 << 20, " of bytes"},
 		{"EXPORTS_PER_USER", &cfg.ExportsPerUser, 1, 100, ""},
 		{"EXPORTS_TOTAL", &cfg.ExportsTotal, 1, 1000, ""},
+		{"GRID_HEAVY_TOTAL", &cfg.GridHeavyTotal, 1, 1000, ""},
+		{"GRID_HEAVY_PER_USER", &cfg.GridHeavyUser, 1, 100, ""},
 		{"PIVOT_MAX_PERIODS", &cfg.PivotPeriods, 100, 100000, ""},
 		{"IMPORT_YEARS_BACK", &cfg.ImportYearsBack, 1, 200, " of years"},
 		{"IMPORT_YEARS_AHEAD", &cfg.ImportYearsNext, 0, 100, " of years"},
@@ -182,6 +200,23 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 				bad(b.name, "must be a whole number%s from %d to %d, got %q", b.unit, b.min, b.max, v)
 			}
 			*b.dst = n
+		}
+	}
+	for _, d := range []struct {
+		name     string
+		dst      *time.Duration
+		unit     time.Duration
+		min, max int
+	}{
+		{"GRID_QUICK_MS", &cfg.GridQuick, time.Millisecond, 0, 60000},
+		{"GRID_TIMEOUT_SECONDS", &cfg.GridTimeout, time.Second, 1, 3600},
+	} {
+		if v := getenv(d.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < d.min || n > d.max {
+				bad(d.name, "must be a whole number from %d to %d, got %q", d.min, d.max, v)
+			}
+			*d.dst = time.Duration(n) * d.unit
 		}
 	}
 	switch v := getenv("STOP_WITH_PARENT"); v {
@@ -248,4 +283,13 @@ func orDefault(v, def string) string {
 		return def
 	}
 	return v
+}
+
+// Lanes are the grid reads' quick and heavy lanes as configured (nil when
+// GRID_QUICK_MS is 0).
+func (cfg Config) Lanes() *engine.Lanes {
+	if cfg.GridQuick <= 0 {
+		return nil
+	}
+	return &engine.Lanes{Quick: cfg.GridQuick, HeavyTotal: cfg.GridHeavyTotal, HeavyPerUser: cfg.GridHeavyUser}
 }

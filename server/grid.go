@@ -32,7 +32,7 @@ func (h *gridHandlers) mount(r fiber.Router, auth fiber.Handler) {
 	r.Get("/meta/forms/:name", auth, h.form)
 	r.Get("/meta/screens", auth, h.screens)
 	r.Get("/meta/screens/:route", auth, h.screen)
-	r.Post("/grid", auth, h.page)
+	r.Post("/grid", auth, stopWhenClientGoes, h.page)
 	r.Post("/grid/export", auth, h.export)
 	r.Put("/grid/row", auth, h.editRow)
 }
@@ -42,7 +42,7 @@ func (h *gridHandlers) mount(r fiber.Router, auth fiber.Handler) {
 func (h *gridHandlers) mountResources(r fiber.Router, auth fiber.Handler) {
 	r.Get("/:resource", auth, h.list)
 	r.Post("/:resource", auth, h.create)
-	r.Post("/:resource/grid", auth, h.resourceGrid)
+	r.Post("/:resource/grid", auth, stopWhenClientGoes, h.resourceGrid)
 	r.Get("/:resource/:id", auth, h.getOrLookup)
 	r.Put("/:resource/:id", auth, h.update)
 	r.Delete("/:resource/:id", auth, h.remove)

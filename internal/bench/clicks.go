@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -31,6 +32,10 @@ type ClicksOptions struct {
 	Database string // "" is ClicksDatabase
 	// Slow is the p50 from which a click is listed by name (100 ms).
 	Slow time.Duration
+	// Isolation is how long each round of the isolation check runs (0: no
+	// check): cheap clicks by 6 clients alone, then beside 2 clients on the
+	// slowest clicks, with the grid lanes (as serve runs) and without.
+	Isolation time.Duration
 }
 
 // seedFullBank fills bank_booking with n bookings whose every column holds
@@ -135,7 +140,7 @@ func Clicks(ctx context.Context, dbURL string, cfg server.Config, o ClicksOption
 		fmt.Fprintln(out, "not served:", g)
 	}
 
-	eng := engine.New(engine.Options{Pool: pool, Metadata: md, Log: log})
+	eng := engine.New(engine.Options{Pool: pool, Metadata: md, Log: log, QueryTimeout: cfg.GridTimeout, Lanes: cfg.Lanes()})
 	srv, err := startAPI(ctx, pool, eng)
 	if err != nil {
 		return err
@@ -165,6 +170,84 @@ func Clicks(ctx context.Context, dbURL string, cfg server.Config, o ClicksOption
 		clicks[i].p50 = percentile(ds, 50)
 	}
 	printClicks(out, clicks, o.Slow)
+	if o.Isolation <= 0 {
+		return nil
+	}
+	plain := engine.New(engine.Options{Pool: pool, Metadata: md, Log: log, QueryTimeout: cfg.GridTimeout})
+	plainSrv, err := startAPI(ctx, pool, plain)
+	if err != nil {
+		return err
+	}
+	defer plainSrv.stop()
+	return isolation(ctx, out, srv, plainSrv, clicks, o.Isolation)
+}
+
+// isolation measures the cheap clicks (the grid benchmark's first two
+// cases) of 6 clients alone, then beside 2 clients repeating the two
+// slowest clicks of the sweep: with the lanes and without.
+func isolation(ctx context.Context, out io.Writer, lanes, plain *apiServer, clicks []click, d time.Duration) error {
+	cheap := [][]byte{[]byte(gridCases[0].req), []byte(gridCases[1].req)}
+	sorted := append([]click(nil), clicks...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].p50 > sorted[j].p50 })
+	var heavy [][]byte
+	var heavyNames []string
+	for _, c := range sorted[:min(2, len(sorted))] {
+		b, _ := json.Marshal(c.req)
+		heavy, heavyNames = append(heavy, b), append(heavyNames, c.name)
+	}
+	type round struct {
+		name          string
+		srv           *apiServer
+		heavyClients  int
+		cheap, costly []time.Duration
+	}
+	rounds := []*round{{name: "cheap clicks alone", srv: lanes}, {name: "beside 2 heavy clients, with lanes", srv: lanes, heavyClients: 2},
+		{name: "beside 2 heavy clients, without lanes", srv: plain, heavyClients: 2}}
+	for _, r := range rounds {
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		var firstErr error
+		stop := time.Now().Add(d)
+		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+		loop := func(bodies [][]byte, into *[]time.Duration, offset int) {
+			defer wg.Done()
+			for i := offset; time.Now().Before(stop); i++ {
+				took, err := r.srv.post(ctx, client, "/api/grid", bodies[i%len(bodies)])
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				*into = append(*into, took)
+				mu.Unlock()
+			}
+		}
+		for c := range 6 {
+			wg.Add(1)
+			go loop(cheap, &r.cheap, c)
+		}
+		for c := range r.heavyClients {
+			wg.Add(1)
+			go loop(heavy, &r.costly, c)
+		}
+		wg.Wait()
+		if firstErr != nil {
+			return fmt.Errorf("isolation, %s: %w", r.name, firstErr)
+		}
+	}
+	fmt.Fprintf(out, "\nisolation: 6 clients on cheap clicks (no filter; currency equals), %s a round; heavy clients on %s\n\n",
+		d, strings.Join(heavyNames, " and "))
+	alone := percentile(rounds[0].cheap, 95)
+	var rows [][]string
+	for _, r := range rounds {
+		heavyP50 := "-"
+		if len(r.costly) > 0 {
+			heavyP50 = fmt.Sprintf("%s (%d calls)", ms(percentile(r.costly, 50)), len(r.costly))
+		}
+		rows = append(rows, []string{r.name, ms(percentile(r.cheap, 95)), ratio(percentile(r.cheap, 95), alone),
+			fmt.Sprintf("%.0f/s", float64(len(r.cheap))/d.Seconds()), heavyP50})
+	}
+	table(out, []string{"round", "cheap p95", "vs alone", "cheap calls", "heavy p50"}, rows)
+	fmt.Fprintln(out, "\ntarget: the cheap clicks' p95 beside the heavy ones within 2x of alone.")
 	return nil
 }
 

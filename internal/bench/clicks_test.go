@@ -194,11 +194,11 @@ func TestClicksBenchRuns(t *testing.T) {
 	}
 	var out bytes.Buffer
 	err = Clicks(context.Background(), pgtest.AdminURL(), cfg, ClicksOptions{Rows: 3000, Calls: 1, View: "VW_BankFinal",
-		Database: strings.TrimPrefix(u.Path, "/"), Slow: 100_000_000}, &out, md)
+		Database: strings.TrimPrefix(u.Path, "/"), Slow: 100_000_000, Isolation: 200_000_000}, &out, md)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	for _, want := range []string{"every click of VW_BankFinal over 3000 rows", "| sort ", "| filter (rare value) ", "| filter+sort (common value) ", "clicks over 100.0 ms"} {
+	for _, want := range []string{"every click of VW_BankFinal over 3000 rows", "| sort ", "| filter (rare value) ", "| filter+sort (common value) ", "clicks over 100.0 ms", "beside 2 heavy clients, with lanes"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the output lacks %q:\n%s", want, out.String())
 		}

@@ -11,8 +11,9 @@ import (
 )
 
 // ProcessBank enriches bank bookings into the processed bank-final record
-// (the database function bank_booking_process, migration 00010, which the
-// inline edit's recomputation shares): in/out by sign; actor, recon mapping,
+// again (the database function bank_booking_process over
+// bank_booking_derived, migration 00028; an import derives the same as it
+// inserts, and the inline edit's recomputation shares it): in/out by sign; actor, recon mapping,
 // provider and the distribution flags from the first transaction provider (by
 // priority) whose recon mapping occurs literally in the booking text; the USD
 // rate of the booking currency on the booked date, else the latest earlier one,

@@ -27,15 +27,33 @@ type target struct {
 	// by their occurrence ("#1", "#2", in file order), so that two equal
 	// bank lines of a day both load and the same file again loads neither.
 	counted bool
+	// derive, when set, is what the kind's processing adds to each row as it
+	// is inserted: more columns, and a lateral function of the staged row
+	// (alias s) giving them, in order. Such rows always go through staging,
+	// so they are written once, processed.
+	derive *derivation
+}
+
+type derivation struct {
+	columns []string
+	lateral string
+}
+
+// bankDerived is bank processing (migration 00028: bank_booking_derived),
+// for a booking new from a file: no rate or USD amount set by hand yet.
+var bankDerived = &derivation{
+	columns: []string{"in_or_out", "actor", "recon_mapping", "provider", "dist_rvn_settle", "distr_driver", "affects_balance",
+		"reconcile_local_currency", "reco_amount_in_local_currency", "exchange_rate", "amount_usd", "in_usd", "out_usd", "status"},
+	lateral: "bank_booking_derived(s.text, s.currency, s.booked_date, s.amount_local, false, null, false, null)",
 }
 
 var targets = map[Kind]target{
 	Ticket: {"ticket", []string{"ticket_number", "trans_date", "payment_type", "country_code", "currency", "transaction_code", "sale_amount"},
-		func(v []any) string { return keyOf(v[0], v[5], v[1]) }, "Ticket", false},
+		func(v []any) string { return keyOf(v[0], v[5], v[1]) }, "Ticket", false, nil},
 	Transaction: {"card_transaction", []string{"client_unique_id", "processing_date", "provider_actor", "acquiring_bank", "payment_method", "currency", "transaction_amount", "transaction_type"},
-		func(v []any) string { return keyOf(v[2], v[0], v[7], v[1], v[6]) }, "Transaction", false},
+		func(v []any) string { return keyOf(v[2], v[0], v[7], v[1], v[6]) }, "Transaction", false, nil},
 	Settlement: {"settlement", []string{"payout_id", "client_unique_id", "settlement_date", "provider_actor", "acquirer_bank", "settlement_currency", "gross_amount", "fees", "settlement_net"},
-		func(v []any) string { return keyOf(v[3], v[0], v[1]) }, "Settlement", false},
+		func(v []any) string { return keyOf(v[3], v[0], v[1]) }, "Settlement", false, nil},
 	// A bank booking of a CSV or XLSX export is all its values and its
 	// occurrence among equal lines of the file: real banks repeat archive
 	// references (NONREF, one reference on several lines), so no field alone
@@ -44,7 +62,7 @@ var targets = map[Kind]target{
 	Bank: {"bank_booking", []string{"bank_account", "booked_date", "interest_date", "text", "amount_local", "currency", "bank_archive_reference", "number", "booked_balance_local_currency"},
 		func(v []any) string {
 			return keyOf(v[0], v[1], v[2], v[3], twoDecimals(v[4]), v[5], v[6], v[7], twoDecimals(v[8]))
-		}, "Bank", true},
+		}, "Bank", true, bankDerived},
 }
 
 // twoDecimals writes an amount as the database shows a numeric(20, 2), so
@@ -216,17 +234,26 @@ func (s *Service) run(ctx context.Context, id int64, open func() (io.ReadCloser,
 		// that COPY; then the file goes through a staging table, where equal
 		// lines of a counted kind are numbered, and the rows already present
 		// or repeated are named with their lines and skipped.
+		// Rows processed as they are inserted (bank bookings) always go
+		// through staging.
 		start := time.Now()
-		if _, err := tx.Exec(ctx, `savepoint direct_copy`); err != nil {
-			return err
-		}
-		n, err := copyRows(t.table, false)
-		loaded = int(n)
-		var pe *pgconn.PgError
-		if errors.As(err, &pe) && pe.Code == "23505" {
-			if _, err := tx.Exec(ctx, `rollback to savepoint direct_copy`); err != nil {
+		var n int64
+		var err error
+		viaStage := t.derive != nil
+		if !viaStage {
+			if _, err := tx.Exec(ctx, `savepoint direct_copy`); err != nil {
 				return err
 			}
+			n, err = copyRows(t.table, false)
+			loaded = int(n)
+			if pe := (*pgconn.PgError)(nil); errors.As(err, &pe) && pe.Code == "23505" {
+				if _, err := tx.Exec(ctx, `rollback to savepoint direct_copy`); err != nil {
+					return err
+				}
+				viaStage = true
+			}
+		}
+		if viaStage {
 			if _, err := tx.Exec(ctx, fmt.Sprintf(`create temp table %s on commit drop as select %s, 0 as line from %s with no data`,
 				stage, strings.Join(cols, ", "), t.table)); err != nil {
 				return err
@@ -249,10 +276,7 @@ func (s *Service) run(ctx context.Context, id int64, open func() (io.ReadCloser,
 			return engine.Invalid("file", "%s holds no data rows.", name).With("import.noRows", "file", name)
 		}
 		s.log.Info("import loaded", "import", id, "rows", loaded, "overlap", staged-loaded, "took", time.Since(start))
-		if kind == Bank {
-			if err := ProcessBank(ctx, tx, &id); err != nil {
-				return err
-			}
+		if kind == Bank { // processed as inserted (moveStaged); the statements chained now
 			if warnings, err = chainStatements(ctx, tx, id, &sum); err != nil {
 				return err
 			}
@@ -413,11 +437,16 @@ func (s *Service) moveStaged(ctx context.Context, tx pgx.Tx, id int64, t target,
 			return 0, 0, err
 		}
 	}
-	colList := strings.Join(cols, ", ")
+	into, from, selected := strings.Join(cols, ", "), "import_stage s", "s."+strings.Join(cols, ", s.")
+	if d := t.derive; d != nil {
+		into += ", " + strings.Join(d.columns, ", ")
+		from += " cross join lateral " + d.lateral + " d"
+		selected += ", d." + strings.Join(d.columns, ", d.")
+	}
 	if err := tx.QueryRow(ctx, fmt.Sprintf(`with moved as (
-			insert into %s (%s) select distinct on (natural_key) %s from import_stage order by natural_key, line
+			insert into %s (%s) select distinct on (s.natural_key) %s from %s order by s.natural_key, s.line
 			on conflict (natural_key) do nothing returning 1)
-		select count(*) from moved`, t.table, colList, colList)).Scan(&loaded); err != nil {
+		select count(*) from moved`, t.table, into, selected, from)).Scan(&loaded); err != nil {
 		return 0, 0, err
 	}
 	rows, err := tx.Query(ctx, fmt.Sprintf(`select s.line, f.line, e.import_file_id, coalesce(i.file_name, '')

@@ -350,6 +350,30 @@ func TestBankProcessing(t *testing.T) {
 	if catering.actor != nil || deref(catering.inOut) != "OUT" || *catering.rate != 0.1 || *catering.usd != -340 {
 		t.Errorf("unmapped booking: %+v", catering)
 	}
+	// The import processes as it inserts (migration 00028): the rest of the
+	// processed record too, and the rows are as reprocessing makes them.
+	snapshot := func() string {
+		var s string
+		if err := l.pool.QueryRow(context.Background(), `select string_agg(concat_ws('|', id, in_or_out, actor, recon_mapping, provider,
+				dist_rvn_settle, distr_driver, affects_balance, reconcile_local_currency, reco_amount_in_local_currency,
+				exchange_rate, amount_usd, in_usd, out_usd, status), E'\n' order by id) from bank_booking`).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	var sides string
+	l.pool.QueryRow(context.Background(), `select string_agg(concat_ws('|', in_usd, out_usd, status, reconcile_local_currency, reco_amount_in_local_currency), ';' order by text)
+		from bank_booking where text ilike 'NUVEI%' or text ilike 'Stockholm%'`).Scan(&sides)
+	if sides != "2375.00|Processed|SEK|25000.00;-340.00|Processed|SEK|-3400.00" {
+		t.Errorf("in/out USD, status, local figures: %q", sides)
+	}
+	imported := snapshot()
+	if err := pgx.BeginFunc(context.Background(), l.pool, func(tx pgx.Tx) error { return ProcessBank(context.Background(), tx, nil) }); err != nil {
+		t.Fatal(err)
+	}
+	if again := snapshot(); again != imported {
+		t.Errorf("reprocessing changed what the import processed:\n%s\n---\n%s", imported, again)
+	}
 
 	// A manual rate survives reprocessing; the rest is recomputed.
 	exec(`update bank_booking set exchange_rate = 0.2, amount_usd = 5000, exchange_rate_manual = true, amount_usd_manual = true, comments = 'checked' where text ilike 'NUVEI%'`)

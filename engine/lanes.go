@@ -1,0 +1,158 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Lanes keep a heavy grid read from starving the cheap ones. Every read
+// starts in the quick lane with a short statement timeout; one that outlasts
+// it is heavy: it is stopped and read again in the heavy lane, where at most
+// HeavyTotal reads run at once and HeavyPerUser of one user, each on one
+// core (no parallel workers, so the other cores stay with the quick lane),
+// with the engine's full timeout. Whether a request is heavy is not guessed
+// from the planner's estimate, which is wrong exactly where a read is slow
+// (a filter whose rows lie at the far end of the sort's index): it is
+// measured, and remembered for a while by the request's shape (view,
+// filters, sort), so its next pages go to the heavy lane at once.
+type Lanes struct {
+	// Quick is the quick lane's statement timeout (0: no lanes, every read
+	// runs with the full timeout as it comes).
+	Quick        time.Duration
+	HeavyTotal   int           // heavy reads at once, all users (default 1)
+	HeavyPerUser int           // heavy reads at once of one user (default 1)
+	Wait         time.Duration // the longest a heavy read waits for its place (default 10 s)
+	// Remember is how long a shape found heavy goes straight to the heavy lane.
+	Remember time.Duration
+
+	once   sync.Once
+	total  chan struct{}
+	mu     sync.Mutex
+	users  map[string]chan struct{}
+	heavy  map[string]time.Time // shape -> when it was last found heavy
+	passes struct{ quick, heavy, demoted int64 }
+}
+
+const maxRemembered = 1000
+
+func (l *Lanes) init() {
+	l.once.Do(func() {
+		l.HeavyTotal = max(l.HeavyTotal, 1)
+		l.HeavyPerUser = max(l.HeavyPerUser, 1)
+		if l.Wait <= 0 {
+			l.Wait = 10 * time.Second
+		}
+		if l.Remember <= 0 {
+			l.Remember = 10 * time.Minute
+		}
+		l.total = make(chan struct{}, l.HeavyTotal)
+		l.users = map[string]chan struct{}{}
+		l.heavy = map[string]time.Time{}
+	})
+}
+
+// LaneCounts are the reads each lane served since the start: quick (done
+// in the quick lane), heavy (in the heavy lane) and demoted (of those, the
+// ones first stopped in the quick lane).
+type LaneCounts struct{ Quick, Heavy, Demoted int64 }
+
+// Counts reports how the reads went.
+func (l *Lanes) Counts() LaneCounts {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return LaneCounts{l.passes.quick, l.passes.heavy, l.passes.demoted}
+}
+
+// shape is what makes two requests the same read but for the page.
+func shape(r GridRequest) string {
+	r.PageNumber, r.PageSize, r.ExactCount, r.StoredProcedureName = 0, 0, false, ""
+	b, _ := json.Marshal(r)
+	return string(b)
+}
+
+func (l *Lanes) knownHeavy(key string, now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	at, ok := l.heavy[key]
+	if ok && now.Sub(at) > l.Remember {
+		delete(l.heavy, key)
+		return false
+	}
+	return ok
+}
+
+func (l *Lanes) rememberHeavy(key string, now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.heavy) >= maxRemembered { // forget the oldest
+		oldest, at := "", now
+		for k, t := range l.heavy {
+			if t.Before(at) {
+				oldest, at = k, t
+			}
+		}
+		delete(l.heavy, oldest)
+	}
+	l.heavy[key] = now
+	l.passes.demoted++
+}
+
+// enter waits for a place in the heavy lane: the user's first, then one of
+// all. It gives up when ctx ends or after Wait, with a 503 the client may
+// retry.
+func (l *Lanes) enter(ctx context.Context, user string) (release func(), err error) {
+	l.mu.Lock()
+	mine := l.users[user]
+	if mine == nil {
+		mine = make(chan struct{}, l.HeavyPerUser)
+		l.users[user] = mine
+	}
+	l.mu.Unlock()
+	timer := time.NewTimer(l.Wait)
+	defer timer.Stop()
+	busy := func() error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &Error{Code: CodeUnavailable, Key: "grid.busy", RetryAfter: 5 * time.Second,
+			Message: "Other slow searches are running; this one waited its turn too long. Try again in a few seconds, or narrow the filter."}
+	}
+	select {
+	case mine <- struct{}{}:
+	case <-ctx.Done():
+		return nil, busy()
+	case <-timer.C:
+		return nil, busy()
+	}
+	select {
+	case l.total <- struct{}{}:
+	case <-ctx.Done():
+		<-mine
+		return nil, busy()
+	case <-timer.C:
+		<-mine
+		return nil, busy()
+	}
+	l.mu.Lock()
+	l.passes.heavy++
+	l.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			<-l.total
+			<-mine
+		})
+	}, nil
+}
+
+// statementTimedOut reports a statement stopped by its statement timeout
+// (not by the caller going away, which cancels the same way).
+func statementTimedOut(ctx context.Context, err error) bool {
+	var pg *pgconn.PgError
+	return ctx.Err() == nil && errors.As(err, &pg) && pg.Code == "57014"
+}
