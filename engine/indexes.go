@@ -316,7 +316,7 @@ func EnsureIndexes(ctx context.Context, pool *pgxpool.Pool, md *Metadata, log *s
 	if err := dropUnneeded(ctx, conn.Conn(), md, log); err != nil {
 		failed = append(failed, err)
 	}
-	built := map[string]bool{}
+	built, tables := map[string]bool{}, map[string]bool{}
 	for _, g := range gaps {
 		if !g.Buildable || built[g.Name()] {
 			continue
@@ -324,6 +324,17 @@ func EnsureIndexes(ctx context.Context, pool *pgxpool.Pool, md *Metadata, log *s
 		built[g.Name()] = true
 		if err := buildIndex(ctx, conn.Conn(), g.IndexNeed, log); err != nil {
 			failed = append(failed, err)
+		} else {
+			tables[g.Table] = true
+		}
+	}
+	// An index on lower(column) has no statistics until the table is next
+	// analyzed: the planner would take every value for rare (0.5 % of the
+	// rows), count a value held by a third of them and sort its rows for
+	// one page instead of walking the sort's index.
+	for table := range tables {
+		if _, err := conn.Exec(ctx, "analyze "+pgx.Identifier{table}.Sanitize()); err != nil {
+			failed = append(failed, fmt.Errorf("analyze %s after building its grid indexes: %w", table, err))
 		}
 	}
 	return errors.Join(failed...)

@@ -12,14 +12,16 @@ import (
 
 // Lanes keep a heavy grid read from starving the cheap ones. Every read
 // starts in the quick lane with a short statement timeout; one that outlasts
-// it is heavy: it is stopped and read again in the heavy lane, where at most
-// HeavyTotal reads run at once and HeavyPerUser of one user, each on one
-// core (no parallel workers, so the other cores stay with the quick lane),
-// with the engine's full timeout. Whether a request is heavy is not guessed
-// from the planner's estimate, which is wrong exactly where a read is slow
-// (a filter whose rows lie at the far end of the sort's index): it is
-// measured, and remembered for a while by the request's shape (view,
-// filters, sort), so its next pages go to the heavy lane at once.
+// it is stopped and read again at once with the engine's full timeout, on
+// one core (no parallel workers, so the other cores stay with the quick
+// lane), and its shape (view, filters, sort) is remembered as heavy: the
+// shape's next reads go to the heavy lane, where at most HeavyTotal run at
+// once and HeavyPerUser of one user. Whether a request is heavy is not
+// guessed from the planner's estimate, which is wrong exactly where a read
+// is slow (a filter whose rows lie at the far end of the sort's index): it
+// is measured. A shape whose read then ends within the quick lane's time
+// is forgotten: it was slow only because the machine was busy, and must
+// not queue behind the heavy ones.
 type Lanes struct {
 	// Quick is the quick lane's statement timeout (0: no lanes, every read
 	// runs with the full timeout as it comes).
@@ -56,9 +58,9 @@ func (l *Lanes) init() {
 	})
 }
 
-// LaneCounts are the reads each lane served since the start: quick (done
-// in the quick lane), heavy (in the heavy lane) and demoted (of those, the
-// ones first stopped in the quick lane).
+// LaneCounts are the reads since the start: quick (done in the quick
+// lane), demoted (stopped there and read again at once) and heavy (read in
+// the heavy lane, a shape known heavy).
 type LaneCounts struct{ Quick, Heavy, Demoted int64 }
 
 // Counts reports how the reads went.
@@ -84,6 +86,18 @@ func (l *Lanes) knownHeavy(key string, now time.Time) bool {
 		return false
 	}
 	return ok
+}
+
+func (l *Lanes) forget(key string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.heavy, key)
+}
+
+func (l *Lanes) count(n *int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	*n++
 }
 
 func (l *Lanes) rememberHeavy(key string, now time.Time) {

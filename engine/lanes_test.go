@@ -13,10 +13,11 @@ import (
 	"ledgerdesk/internal/pgtest"
 )
 
-// A read that outlasts the quick lane is stopped and read again in the heavy
-// lane; quick reads go on beside it; a place in the heavy lane is bounded in
-// all and per user, and waiting for one too long is a 503 the client may
-// retry. The slow read is made slow by a lock the test holds, so nothing
+// A read that outlasts the quick lane is stopped and read again at once;
+// its shape's next reads go to the heavy lane; quick reads go on beside
+// them; a place in the heavy lane is bounded in all and per user, waiting
+// for one too long is a 503 the client may retry, and a shape read quickly
+// in the heavy lane is heavy no more. The slow read is made slow by a lock the test holds, so nothing
 // here depends on how fast the machine is.
 func TestLanesKeepHeavyReadsApart(t *testing.T) {
 	pool := pgtest.New(t)
@@ -76,57 +77,67 @@ views:
 		page *GridPage
 		err  error
 	}
-	heavy := make(chan result, 1)
-	go func() {
-		p, err := e.Page(as("anna"), GridRequest{ViewName: "VW_Blocked"})
-		heavy <- result{p, err}
-	}()
-	// It outlasts the quick lane and waits, in the heavy lane, for the lock.
-	for lanes.Counts().Heavy == 0 {
-		select {
-		case r := <-heavy:
-			t.Fatalf("the blocked read ended: %v", r.err)
-		default:
+	read := func(user string, r GridRequest) chan result {
+		done := make(chan result, 1)
+		go func() {
+			p, err := e.Page(as(user), r)
+			done <- result{p, err}
+		}()
+		return done
+	}
+	until := func(what string, ok func(LaneCounts) bool) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); !ok(lanes.Counts()); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("not %s: counts %+v", what, lanes.Counts())
+			}
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
-	if c := lanes.Counts(); c.Demoted != 1 {
-		t.Fatalf("counts %+v, want one read demoted", c)
-	}
+	// The first read outlasts the quick lane and is read again at once,
+	// where it waits for the lock.
+	first := read("anna", GridRequest{ViewName: "VW_Blocked"})
+	until("demoted", func(c LaneCounts) bool { return c.Demoted == 1 })
+	// The shape is now known heavy: the next page goes to the heavy lane
+	// at once, and takes its one place.
+	second := read("bo", GridRequest{ViewName: "VW_Blocked", PageNumber: 5})
+	until("in the heavy lane", func(c LaneCounts) bool { return c.Heavy == 1 })
 
 	// Quick reads are served meanwhile.
-	if _, err := e.Page(as("bo"), GridRequest{ViewName: "VW_TblMasterCountry"}); err != nil {
-		t.Fatalf("a quick read beside the heavy one: %v", err)
+	if _, err := e.Page(as("carl"), GridRequest{ViewName: "VW_TblMasterCountry"}); err != nil {
+		t.Fatalf("a quick read beside the heavy ones: %v", err)
 	}
-	if c := lanes.Counts(); c.Quick != 1 {
-		t.Errorf("counts %+v, want one quick read", c)
+	if c := lanes.Counts(); c.Quick != 1 || c.Demoted != 1 {
+		t.Errorf("counts %+v, want one quick read and one demoted", c)
 	}
 
-	// The heavy lane's one place is taken: another heavy read (of a shape
-	// known heavy, so it goes there at once) waits, then gets a 503.
-	_, err = e.Page(as("bo"), GridRequest{ViewName: "VW_Blocked", PageNumber: 5})
+	// The heavy lane's one place is taken: a third read of the shape waits,
+	// then gets a 503 the client may retry.
+	_, err = e.Page(as("carl"), GridRequest{ViewName: "VW_Blocked", PageNumber: 2})
 	var busy *Error
 	if !errors.As(err, &busy) || busy.Code != CodeUnavailable || busy.Key != "grid.busy" || busy.RetryAfter == 0 {
-		t.Fatalf("a second heavy read: %v, want grid.busy", err)
-	}
-	if c := lanes.Counts(); c.Demoted != 1 {
-		t.Errorf("counts %+v: a shape known heavy was tried in the quick lane again", c)
+		t.Fatalf("a third heavy read: %v, want grid.busy", err)
 	}
 
-	// The lock goes: the heavy read ends with its rows.
+	// The lock goes: both heavy reads end with their rows.
 	if _, err := holder.Exec(ctx, `select pg_advisory_unlock(4242)`); err != nil {
 		t.Fatal(err)
 	}
-	r := <-heavy
-	if r.err != nil || r.page.TotalCount != 5 || !strings.Contains(string(r.page.data), `"Name":"row 1"`) {
-		t.Fatalf("the heavy read: %v, %+v", r.err, r.page)
+	for i, ch := range []chan result{first, second} {
+		r := <-ch
+		if r.err != nil || r.page.TotalCount != 5 {
+			t.Fatalf("heavy read %d: %v, %+v", i+1, r.err, r.page)
+		}
 	}
-	// Its place is free again.
-	if p, err := e.Page(as("bo"), GridRequest{ViewName: "VW_Blocked", PageSize: 2}); err != nil || p.TotalCount != 5 {
-		t.Fatalf("a heavy read after the lane emptied: %v", err)
+	if r := <-read("anna", GridRequest{ViewName: "VW_Blocked", PageSize: 2}); r.err != nil || !strings.Contains(string(r.page.data), `"Name":"row 1"`) {
+		t.Fatalf("a read after the lane emptied: %v", r.err)
 	}
-	if c := lanes.Counts(); c.Heavy != 2 {
-		t.Errorf("counts %+v, want two heavy reads", c)
+	// That read was quick in the heavy lane: the shape is heavy no more.
+	before := lanes.Counts()
+	if _, err := e.Page(as("anna"), GridRequest{ViewName: "VW_Blocked"}); err != nil {
+		t.Fatal(err)
+	}
+	if c := lanes.Counts(); c.Quick != before.Quick+1 {
+		t.Errorf("counts %+v after %+v: a shape read quickly stayed heavy", c, before)
 	}
 }
 
