@@ -269,6 +269,14 @@ func check(ctx context.Context, cfg server.Config, log *slog.Logger, meta fs.FS,
 	if len(gaps) == 0 {
 		fmt.Fprintln(stdout, "every sort and filter of the large views has its index: ok")
 	}
+	demanded, err := engine.DemandedIndexes(ctx, db.Pool)
+	if err != nil {
+		return err
+	}
+	for _, d := range demanded {
+		fmt.Fprintf(stdout, "made on demand: %s on %s(%s) for %s, demanded %d times, last %s: %s\n",
+			d.Name, d.Table, d.Columns, d.View, d.Demanded, d.LastOn.Format("2006-01-02 15:04"), d.State)
+	}
 	warnings, err := engine.IndexWarnings(ctx, db.Pool, md)
 	if err != nil {
 		return err

@@ -47,6 +47,9 @@ type Engine struct {
 	// messages renders message columns in the caller's language (nil: stored texts).
 	messages Messages
 	lanes    *Lanes // nil: no quick and heavy lanes
+	// building, buildAgain: indexes made on demand are being built, and
+	// were asked for again meanwhile (buildIndexesSoon).
+	building, buildAgain atomic.Bool
 }
 
 // Options configure an Engine.
@@ -386,6 +389,8 @@ func (e *Engine) Page(ctx context.Context, r GridRequest) (*GridPage, error) {
 		p, err = e.page(ctx, r, heavy)
 		if err == nil && time.Since(start) < l.Quick {
 			l.forget(key)
+		} else if err == nil {
+			e.recordDemand(ctx, r) // a composite index may serve it
 		}
 		return p, err
 	}
@@ -481,8 +486,10 @@ func (g *GridSQL) count(ctx context.Context, tx pgx.Tx) (int64, error) {
 			} `json:"Plan"`
 		}
 		var raw []byte
-		if err := tx.QueryRow(ctx, "explain (format json) "+g.Match, g.MatchArgs...).Scan(&raw); err == nil && json.Unmarshal(raw, &plan) == nil &&
-			len(plan) == 1 && plan[0].Plan.Rows > estimateOver*CountCap {
+		if err := tx.QueryRow(ctx, "explain (format json) "+g.Match, g.MatchArgs...).Scan(&raw); err != nil {
+			return 0, err // the transaction is aborted: a timeout, a lock
+		}
+		if json.Unmarshal(raw, &plan) == nil && len(plan) == 1 && plan[0].Plan.Rows > estimateOver*CountCap {
 			return CountCap + 1, nil
 		}
 	}

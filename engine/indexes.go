@@ -286,10 +286,10 @@ func IndexGaps(ctx context.Context, pool *pgxpool.Pool, md *Metadata) ([]IndexGa
 // grid indexes: two servers starting together do not build them twice.
 const indexBuildLock = 0x6c64_6978 // "ldix"
 
-// EnsureIndexes builds the indexes the large views need and lack, one at a
-// time and concurrently (writes go on meanwhile), each recorded in
-// grid_index with its state and time, and drops those it built that no view
-// needs any more. Serve runs it in the background at
+// EnsureIndexes builds the indexes the large views need and lack, and the
+// most demanded ones made on demand (demand.go), one at a time and
+// concurrently (writes go on meanwhile), each recorded in grid_index with
+// its state and time, and drops those it built that nothing needs any more. Serve runs it in the background at
 // start and after a metadata reload; migrate runs it to the end. When
 // another node holds the build it returns at once.
 func EnsureIndexes(ctx context.Context, pool *pgxpool.Pool, md *Metadata, log *slog.Logger) error {
@@ -313,7 +313,11 @@ func EnsureIndexes(ctx context.Context, pool *pgxpool.Pool, md *Metadata, log *s
 	}
 	defer conn.Exec(context.WithoutCancel(ctx), `reset statement_timeout`)
 	var failed []error
-	if err := dropUnneeded(ctx, conn.Conn(), md, log); err != nil {
+	demands, err := keptDemands(ctx, conn.Conn(), md)
+	if err != nil {
+		return err
+	}
+	if err := dropUnneeded(ctx, conn.Conn(), md, demands, log); err != nil {
 		failed = append(failed, err)
 	}
 	built, tables := map[string]bool{}, map[string]bool{}
@@ -326,6 +330,11 @@ func EnsureIndexes(ctx context.Context, pool *pgxpool.Pool, md *Metadata, log *s
 			failed = append(failed, err)
 		} else {
 			tables[g.Table] = true
+		}
+	}
+	for _, d := range demands {
+		if err := buildDemand(ctx, conn.Conn(), d, log); err != nil {
+			failed = append(failed, err)
 		}
 	}
 	// An index on lower(column) has no statistics until the table is next
@@ -341,14 +350,18 @@ func EnsureIndexes(ctx context.Context, pool *pgxpool.Pool, md *Metadata, log *s
 }
 
 // dropUnneeded drops the indexes the engine built (those in grid_index)
-// that no large view needs any more: a click no longer offered should not
-// slow every write to its table. Indexes of the schema are never touched.
-func dropUnneeded(ctx context.Context, conn *pgx.Conn, md *Metadata, log *slog.Logger) error {
+// that no large view needs any more and that are not among the demanded
+// ones kept: a click no longer offered should not slow every write to its
+// table. Indexes of the schema are never touched.
+func dropUnneeded(ctx context.Context, conn *pgx.Conn, md *Metadata, demands []demandIndex, log *slog.Logger) error {
 	needed := map[string]bool{}
 	for _, v := range md.Views {
 		for _, n := range v.IndexNeeds() {
 			needed[n.Name()] = true
 		}
+	}
+	for _, d := range demands {
+		needed[d.name] = true
 	}
 	rows, err := conn.Query(ctx, `select name from grid_index`)
 	if err != nil {
@@ -374,23 +387,31 @@ func dropUnneeded(ctx context.Context, conn *pgx.Conn, md *Metadata, log *slog.L
 }
 
 func buildIndex(ctx context.Context, conn *pgx.Conn, n IndexNeed, log *slog.Logger) error {
-	name := n.Name()
-	// An index of this name that does not serve the need is either left
-	// invalid by an interrupted build or of an earlier definition: it goes.
+	on := n.Column
+	if n.Kind == IndexBtree {
+		on = n.expr() + ", " + n.KeyColumn
+	}
+	return recordBuild(ctx, conn, n.Name(), n.Table, on, n.Kind, n.View+"."+n.Field+": "+strings.Join(n.Clicks, ", "), n.createSQL(), log)
+}
+
+// recordBuild builds an index with create (a create index concurrently),
+// recorded in grid_index with its state and time. An index of the name
+// that does not serve (left invalid by an interrupted build, or of an
+// earlier definition) goes first.
+func recordBuild(ctx context.Context, conn *pgx.Conn, name, table, columns, kind, needed, create string, log *slog.Logger) error {
 	if _, err := conn.Exec(ctx, "drop index concurrently if exists "+pgx.Identifier{name}.Sanitize()); err != nil {
 		return fmt.Errorf("index %s: drop the one that does not serve: %w", name, err)
 	}
-	needed := n.View + "." + n.Field + ": " + strings.Join(n.Clicks, ", ")
 	if _, err := conn.Exec(ctx, `insert into grid_index (name, table_name, column_name, kind, needed_by, state, started_on)
 		values ($1, $2, $3, $4, $5, 'building', now())
-		on conflict (name) do update set needed_by = excluded.needed_by, state = 'building',
-			started_on = now(), finished_on = null, error = null`,
-		name, n.Table, n.Column, n.Kind, needed); err != nil {
+		on conflict (name) do update set column_name = excluded.column_name, kind = excluded.kind, needed_by = excluded.needed_by,
+			state = 'building', started_on = now(), finished_on = null, error = null`,
+		name, table, columns, kind, needed); err != nil {
 		return fmt.Errorf("index %s: %w", name, err)
 	}
 	log.Info("building a grid index", "index", name, "for", needed)
 	start := time.Now()
-	_, err := conn.Exec(ctx, n.createSQL())
+	_, err := conn.Exec(ctx, create)
 	state, msg := "ready", ""
 	if err != nil {
 		state, msg = "failed", TranslatePG(err).Error()

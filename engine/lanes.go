@@ -94,6 +94,13 @@ func (l *Lanes) forget(key string) {
 	delete(l.heavy, key)
 }
 
+// forgetAll forgets every shape found heavy (new indexes were built).
+func (l *Lanes) forgetAll() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	clear(l.heavy)
+}
+
 func (l *Lanes) count(n *int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -39,9 +39,19 @@ func TestLoadConfigValues(t *testing.T) {
 		"SESSION_IDLE_MINUTES": "15",
 		"SESSIONS_PER_USER":    "3",
 		"DB_MAX_CONNS":         "24",
+		"GRID_QUICK_MS":        "400",
+		"GRID_TIMEOUT_SECONDS": "30",
+		"GRID_HEAVY_TOTAL":     "3",
+		"GRID_HEAVY_PER_USER":  "2",
 	}))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if l := cfg.Lanes(); l == nil || l.Quick != 400*time.Millisecond || l.HeavyTotal != 3 || l.HeavyPerUser != 2 || cfg.GridTimeout != 30*time.Second {
+		t.Errorf("grid lanes: %+v, timeout %v", l, cfg.GridTimeout)
+	}
+	if off, _ := LoadConfig(env(map[string]string{"GRID_QUICK_MS": "0"})); off.Lanes() != nil {
+		t.Error("GRID_QUICK_MS=0 still has lanes")
 	}
 	if cfg.ListenAddr != "127.0.0.1:9000" || cfg.UploadMaxBytes != 2048 || cfg.LogLevel != slog.LevelDebug ||
 		cfg.LogFormat != "json" || cfg.SMTPURL != "smtp://mail:25" || cfg.DBMaxConns != 24 || cfg.SessionIdle != 15*time.Minute ||
@@ -72,6 +82,10 @@ func TestLoadConfigRejects(t *testing.T) {
 		{"sessions per user", map[string]string{"SESSIONS_PER_USER": "many"}, "SESSIONS_PER_USER"},
 		{"log format", map[string]string{"LOG_FORMAT": "xml"}, "LOG_FORMAT"},
 		{"metadata dir", map[string]string{"METADATA_DIR": "/no/such/dir"}, "METADATA_DIR"},
+		{"quick lane", map[string]string{"GRID_QUICK_MS": "-1"}, "GRID_QUICK_MS: must be a whole number from 0 to 60000"},
+		{"grid timeout", map[string]string{"GRID_TIMEOUT_SECONDS": "0"}, "GRID_TIMEOUT_SECONDS: must be a whole number from 1 to 3600"},
+		{"heavy lane", map[string]string{"GRID_HEAVY_TOTAL": "0"}, "GRID_HEAVY_TOTAL"},
+		{"heavy lane per user", map[string]string{"GRID_HEAVY_PER_USER": "lots"}, "GRID_HEAVY_PER_USER"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

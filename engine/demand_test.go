@@ -1,0 +1,191 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Which requests an index made on demand serves, and what it is on.
+func TestDemandIndexFollowsTheRequest(t *testing.T) {
+	f := newFixture(t)
+	v := f.e.Metadata().Views["VW_BankFinal"]
+	d, ok := v.demandFor(GridRequest{Filters: []Cond{{"Currency", "equals", "NOK"}}, SortField: "AmountUsd", SortOrder: "desc"})
+	if !ok || d.columns != "lower(currency), amount_usd, id" || !strings.HasPrefix(d.name, "bank_booking_demand_") {
+		t.Fatalf("currency and USD amount: %+v %v", d, ok)
+	}
+	// The order of the filters does not make another index.
+	a, _ := v.demandFor(GridRequest{Filters: []Cond{{"Currency", "equals", "NOK"}, {"Actor", "equals", "Card"}}, SortField: "BookedDate"})
+	b, _ := v.demandFor(GridRequest{Filters: []Cond{{"Actor", "equals", "Card"}, {"Currency", "equals", "SEK"}}, SortField: "BookedDate"})
+	if a.name != b.name || a.columns != "lower(actor), lower(currency), booked_date, id" {
+		t.Errorf("two filters: %q %q (%s)", a.name, b.name, a.columns)
+	}
+	// The default sort stands in for none.
+	if d, ok := v.demandFor(GridRequest{Filters: []Cond{{"Status", "equals", "Booked"}}}); !ok || d.columns != "lower(status), created_on, id" {
+		t.Errorf("default sort: %+v", d)
+	}
+	for name, r := range map[string]GridRequest{
+		"a pattern":                  {Filters: []Cond{{"Text", "contains", "payout"}}, SortField: "AmountUsd"},
+		"a range":                    {Filters: []Cond{{"AmountLocal", "gt", "5"}}, SortField: "BookedDate"},
+		"a datetime day":             {Filters: []Cond{{"ImportDate_Time", "equals", "2026-01-01"}}, SortField: "AmountUsd"},
+		"the sort is the filter":     {Filters: []Cond{{"Currency", "equals", "NOK"}}, SortField: "Currency"},
+		"three filters":              {Filters: []Cond{{"Currency", "equals", "NOK"}, {"Actor", "equals", "Card"}, {"Status", "equals", "x"}}, SortField: "BookedDate"},
+		"filter text":                {Filter: "Currency = 'NOK'", SortField: "AmountUsd"},
+		"no filter":                  {SortField: "AmountUsd"},
+		"an empty test":              {Filters: []Cond{{"Actor", "isEmpty", nil}}, SortField: "AmountUsd"},
+		"a column that is not large": {Filters: []Cond{{"CountryCode", "equals", "SE"}}},
+	} {
+		view := v
+		if strings.Contains(name, "not large") {
+			view = f.e.Metadata().Views["VW_TblMasterCountry"]
+		}
+		if d, ok := view.demandFor(r); ok {
+			t.Errorf("%s: an index on %s", name, d.columns)
+		}
+	}
+}
+
+// A read of a large view with equality filters and a sort that outlasts
+// the quick lane records its index; the server builds it in the background;
+// pages read through it are the pages read without it; each table keeps
+// the most demanded few, and one that falls out of them is dropped.
+func TestIndexesMadeOnDemand(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.exec(t, `insert into bank_booking (bank_account, booked_date, amount_local, currency, text, amount_usd, actor, status, created_on)
+		select 'ACC-' || (i % 5), date '2026-01-01' + (i % 30), (i % 97) - 20, (array['SEK','NOK','EUR'])[1 + i % 3], 'Booking ' || i,
+		       case when i % 11 <> 0 then round(((i * 37) % 500)::numeric / 3, 2) end,
+		       (array['Card','Bank'])[1 + i % 2], (array['Booked','Pending'])[1 + i % 2], timestamptz '2026-01-01' + make_interval(mins => i)
+		from generate_series(1, 900) i`)
+	lanes := &Lanes{Quick: 100 * time.Millisecond, HeavyTotal: 1}
+	md := f.e.Metadata()
+	e := New(Options{Pool: f.pool, Metadata: md, Lanes: lanes, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	reqs := []GridRequest{
+		{ViewName: "VW_BankFinal", Filters: []Cond{{"Currency", "equals", "nok"}}, SortField: "AmountUsd", SortOrder: "desc", PageSize: 40},
+		{ViewName: "VW_BankFinal", Filters: []Cond{{"Currency", "equals", "NOK"}}, SortField: "AmountUsd", SortOrder: "asc", PageSize: 40},
+	}
+	pages := func() []string {
+		var out []string
+		for _, r := range reqs {
+			for r.PageNumber = 0; r.PageNumber < 320; r.PageNumber += r.PageSize {
+				p, err := f.e.Page(f.ctx, r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, fmt.Sprintf("%d %s", p.TotalCount, p.data))
+			}
+		}
+		return out
+	}
+	before := pages()
+
+	// The read is held by a lock on the table: it outlasts the quick lane,
+	// is read again, slowly too, and its index is recorded.
+	lock, err := f.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Rollback(ctx)
+	if _, err := lock.Exec(ctx, `lock table bank_booking in access exclusive mode`); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.Page(f.ctx, reqs[0])
+		done <- err
+	}()
+	for lanes.Counts().Demoted == 0 {
+		select {
+		case err := <-done:
+			t.Fatalf("the read ended before it was demoted: %v (counts %+v)", err, lanes.Counts())
+		default:
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	// The read again waits for the lock; it goes once that read has been
+	// slower than the quick lane too (else it was only a busy moment).
+	for slow := 0; slow == 0; time.Sleep(5 * time.Millisecond) {
+		f.pool.QueryRow(ctx, `select count(*) from pg_stat_activity where wait_event_type = 'Lock'
+			and query like '%bank_booking%' and now() - query_start > interval '150 milliseconds'`).Scan(&slow)
+	}
+	lock.Rollback(ctx)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	want, _ := md.Views["VW_BankFinal"].demandFor(reqs[0])
+	var state string
+	for deadline := time.Now().Add(20 * time.Second); state != "ready"; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("index %s: %q after 20 s", want.name, state)
+		}
+		f.pool.QueryRow(ctx, `select state from grid_index where name = $1`, want.name).Scan(&state)
+	}
+	for e.building.Load() { // the background build ends
+		time.Sleep(5 * time.Millisecond)
+	}
+	var def string
+	f.pool.QueryRow(ctx, `select indexdef from pg_indexes where indexname = $1`, want.name).Scan(&def)
+	if !strings.HasSuffix(def, "USING btree (lower(currency), amount_usd, id)") {
+		t.Fatalf("index: %s", def)
+	}
+	// The planner reads the page through it, and the pages are the same.
+	g, err := f.e.SQL(f.ctx, reqs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan string
+	tx, _ := f.pool.Begin(ctx)
+	tx.Exec(ctx, `set local enable_seqscan = off`)
+	tx.Exec(ctx, `set local enable_sort = off`)
+	rows, _ := tx.Query(ctx, "explain "+g.Page, g.PageArgs...)
+	for rows.Next() {
+		var line string
+		rows.Scan(&line)
+		plan += line + "\n"
+	}
+	rows.Close()
+	tx.Rollback(ctx)
+	if !strings.Contains(plan, want.name) {
+		t.Errorf("the page is not read through %s:\n%s", want.name, plan)
+	}
+	if after := pages(); strings.Join(after, "\n") != strings.Join(before, "\n") {
+		t.Error("the pages changed with the index made on demand")
+	}
+
+	// Six other requests, each demanded more: the table keeps five, and the
+	// first index goes.
+	others := []GridRequest{
+		{Filters: []Cond{{"Currency", "equals", "SEK"}}, SortField: "BookedDate"},
+		{Filters: []Cond{{"Currency", "equals", "SEK"}}, SortField: "AmountLocal"},
+		{Filters: []Cond{{"Actor", "equals", "Card"}}, SortField: "AmountUsd"},
+		{Filters: []Cond{{"Actor", "equals", "Card"}}, SortField: "BookedDate"},
+		{Filters: []Cond{{"Status", "equals", "Booked"}}, SortField: "AmountLocal"},
+		{Filters: []Cond{{"BankAccount", "equals", "ACC-1"}}, SortField: "AmountUsd"},
+	}
+	for i, r := range others {
+		d, ok := md.Views["VW_BankFinal"].demandFor(r)
+		if !ok {
+			t.Fatalf("request %d serves no index", i)
+		}
+		f.exec(t, `insert into grid_index_demand (name, view_name, table_name, filter_fields, sort_field, columns, demanded)
+			values ($1, 'VW_BankFinal', 'bank_booking', $2, $3, $4, $5)`, d.name, d.filterFields, d.sortField, d.columns, 10+i)
+	}
+	if err := EnsureIndexes(ctx, f.pool, md, e.log); err != nil {
+		t.Fatal(err)
+	}
+	var kept int
+	f.pool.QueryRow(ctx, `select count(*) from pg_indexes where tablename = 'bank_booking' and indexname like 'bank_booking_demand_%'`).Scan(&kept)
+	var first int
+	f.pool.QueryRow(ctx, `select count(*) from pg_indexes where indexname = $1`, want.name).Scan(&first)
+	if kept != DemandedPerTable || first != 0 {
+		t.Errorf("%d indexes made on demand kept (want %d); the least demanded one is still there: %v", kept, DemandedPerTable, first == 1)
+	}
+	listed, err := DemandedIndexes(ctx, f.pool)
+	if err != nil || len(listed) != 7 || listed[0].Demanded != 15 || listed[6].State != "not built" {
+		t.Errorf("demands listed: %v %+v", err, listed)
+	}
+}
