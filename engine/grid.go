@@ -423,7 +423,7 @@ func (e *Engine) page(ctx context.Context, r GridRequest, mode readMode) (*GridP
 	if r.PageSize == 0 {
 		r.PageSize = DefaultPageSize
 	}
-	countFirst := g.query.view.Large && g.query.where != nil && !r.ExactCount
+	countFirst := g.CountFirst()
 	page := &GridPage{}
 	err = e.readTxMode(ctx, mode, func(tx pgx.Tx) error {
 		pageSQL := g.Page
@@ -471,6 +471,19 @@ func (e *Engine) page(ctx context.Context, r GridRequest, mode readMode) (*GridP
 		page.TotalCount, page.TotalCapped = CountCap, true
 	}
 	return page, nil
+}
+
+// CountFirst reports whether the page is counted before it is read: a
+// filtered page of a large view (Page).
+func (g *GridSQL) CountFirst() bool {
+	return g.query.view.Large && g.query.where != nil && !g.request.ExactCount
+}
+
+// PageFromMatches is the page statement read from the matching rows alone,
+// which Page runs when a counted-first page has at most CountCap matches.
+func (g *GridSQL) PageFromMatches() (string, []any, error) {
+	sql, err := g.fromMatchesSQL()
+	return sql, g.PageArgs, err
 }
 
 // count runs the count statement: up to CountCap + 1, or exactly with
