@@ -357,54 +357,13 @@ func (g *GridSQL) countSQL() error {
 	return nil
 }
 
-// Page returns one page of a grid and its total.
-//
-// A filtered page of a large view is counted first: when at most CountCap
-// rows match, the page is read from them (found by the filter's index,
-// sorted in memory), whatever the planner would guess. Guessing, it may
-// walk the sort's index looking for matches that lie at its far end, or
-// that do not exist (a value its statistics do not know, a filter that
-// runs with the sort order): a whole-table walk for an empty page.
+// Page returns one page of a grid and its total, in the quick lane or the
+// heavy one (lanes.go) when the engine has lanes.
 func (e *Engine) Page(ctx context.Context, r GridRequest) (*GridPage, error) {
-	l := e.lanes
-	if l == nil || l.Quick <= 0 || l.Quick >= e.timeout {
-		return e.page(ctx, r, readMode{timeout: e.timeout})
+	if l := e.lanes; l != nil && l.Quick > 0 && l.Quick < e.timeout {
+		return e.pageInLanes(ctx, r, l)
 	}
-	l.init()
-	key := shape(r)
-	heavy := readMode{timeout: e.timeout, heavy: true}
-	if !l.knownHeavy(key, e.now()) {
-		p, err := e.page(ctx, r, readMode{timeout: l.Quick})
-		if !statementTimedOut(ctx, err) {
-			if err == nil {
-				l.count(&l.passes.quick)
-			}
-			return p, err
-		}
-		// Outlasted the quick lane: read again at once, on one core. Its
-		// next pages wait for a place in the heavy lane, unless this read
-		// shows the slowness was the moment's (a busy machine), not its own.
-		l.rememberHeavy(key, e.now())
-		start := time.Now()
-		p, err = e.page(ctx, r, heavy)
-		if err == nil && time.Since(start) < l.Quick {
-			l.forget(key)
-		} else if err == nil {
-			e.recordDemand(ctx, r) // a composite index may serve it
-		}
-		return p, err
-	}
-	release, err := l.enter(ctx, ActorFrom(ctx).Username)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	start := time.Now()
-	p, err := e.page(ctx, r, heavy)
-	if err == nil && time.Since(start) < l.Quick { // heavy no more (an index came, the data changed)
-		l.forget(key)
-	}
-	return p, err
+	return e.page(ctx, r, readMode{timeout: e.timeout})
 }
 
 // readMode is how a read runs: its statement timeout, and in the heavy
@@ -415,6 +374,13 @@ type readMode struct {
 }
 
 // page reads one page of a grid and its total (Page, in one lane).
+//
+// A filtered page of a large view is counted first: when at most CountCap
+// rows match, the page is read from them (found by the filter's index,
+// sorted in memory), whatever the planner would guess. Guessing, it may
+// walk the sort's index looking for matches that lie at its far end, or
+// that do not exist (a value its statistics do not know, a filter that
+// runs with the sort order): a whole-table walk for an empty page.
 func (e *Engine) page(ctx context.Context, r GridRequest, mode readMode) (*GridPage, error) {
 	g, err := e.pageSQL(ctx, r)
 	if err != nil {

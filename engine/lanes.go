@@ -171,6 +171,46 @@ func (l *Lanes) enter(ctx context.Context, user string) (release func(), err err
 	}, nil
 }
 
+// pageInLanes reads a page in the lanes: the quick one first, unless its
+// shape is known heavy.
+func (e *Engine) pageInLanes(ctx context.Context, r GridRequest, l *Lanes) (*GridPage, error) {
+	l.init()
+	key := shape(r)
+	heavy := readMode{timeout: e.timeout, heavy: true}
+	if !l.knownHeavy(key, e.now()) {
+		p, err := e.page(ctx, r, readMode{timeout: l.Quick})
+		if !statementTimedOut(ctx, err) {
+			if err == nil {
+				l.count(&l.passes.quick)
+			}
+			return p, err
+		}
+		// Outlasted the quick lane: read again at once, on one core. Its
+		// next pages wait for a place in the heavy lane, unless this read
+		// shows the slowness was the moment's (a busy machine), not its own.
+		l.rememberHeavy(key, e.now())
+		start := time.Now()
+		p, err = e.page(ctx, r, heavy)
+		if err == nil && time.Since(start) < l.Quick {
+			l.forget(key)
+		} else if err == nil {
+			e.recordDemand(ctx, r) // a composite index may serve it
+		}
+		return p, err
+	}
+	release, err := l.enter(ctx, ActorFrom(ctx).Username)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	start := time.Now()
+	p, err := e.page(ctx, r, heavy)
+	if err == nil && time.Since(start) < l.Quick { // heavy no more (an index came, the data changed)
+		l.forget(key)
+	}
+	return p, err
+}
+
 // statementTimedOut reports a statement stopped by its statement timeout
 // (not by the caller going away, which cancels the same way).
 func statementTimedOut(ctx context.Context, err error) bool {
