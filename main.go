@@ -55,7 +55,7 @@ commands:
   check     validate configuration, metadata and database, then exit
   outbox    show the newest messages in the mail outbox (-n count)
   bench     grid [-rows 2000000 -iterations 100 -clients 8] | clicks [-rows 2000000 -calls 5 -view VW_BankFinal]
-            | export [-rows 100000] | import [-rows 1000000]
+            | load [-users 50 -duration 2m -scale 1] | export [-rows 100000] | import [-rows 1000000]
             | reconcile [-rows 1000000 -iterations 100 -clients 8]
             | pivot [-rows 2000000 -iterations 20] | home [-rows 1000000]
   demo      [-seed 1 -scale 1 -out DATA_DIR/demo] [--load [--if-empty]]: the demo files, imported with --load
@@ -87,7 +87,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	benchWhat := ""
 	if cmd == "bench" {
 		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-			return errors.New("bench: say what to measure: ledgerdesk bench grid, clicks, export, import, reconcile, pivot or home")
+			return errors.New("bench: say what to measure: ledgerdesk bench grid, clicks, load, export, import, reconcile, pivot or home")
 		}
 		benchWhat, args = args[0], args[1:]
 	}
@@ -99,9 +99,11 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	iterations := fset.Int("iterations", 100, "bench grid: requests per case and client")
 	clients := fset.Int("clients", 8, "bench grid: concurrent clients")
 	calls := fset.Int("calls", 5, "bench clicks: timed calls per click (p50)")
+	users := fset.Int("users", 50, "bench load: users at once")
+	duration := fset.Duration("duration", 2*time.Minute, "bench load: how long they work")
 	view := fset.String("view", "VW_BankFinal", "bench clicks: the view swept")
 	seed := fset.Uint64("seed", 1, "demo: random seed (the same seed gives the same data)")
-	scale := fset.Int("scale", 1, "demo: tickets per day, provider and currency, in pairs")
+	scale := fset.Int("scale", 1, "demo, bench load: tickets per day, provider and currency, in pairs")
 	out := fset.String("out", "", "demo: folder for the files (default DATA_DIR/demo)")
 	load := fset.Bool("load", false, "demo: import the files and the reference data")
 	ifEmpty := fset.Bool("if-empty", false, "demo --load: only into a database without imports")
@@ -176,6 +178,12 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 			}
 			return bench.Clicks(ctx, db.URL, cfg, bench.ClicksOptions{Rows: orInt(*rows, 2_000_000), Calls: *calls, View: *view, Slow: 100 * time.Millisecond,
 				Isolation: 10 * time.Second}, stdout, md)
+		case "load":
+			self, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			return bench.Load(ctx, db.URL, cfg, bench.LoadOptions{Users: *users, Duration: *duration, Scale: *scale, Binary: self}, meta, stdout)
 		case "export":
 			return bench.Export(ctx, db.URL, cfg, orInt(*rows, 100_000), stdout)
 		case "import":
@@ -206,7 +214,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 		case "home":
 			return bench.Home(ctx, db.URL, cfg, orInt(*rows, 1_000_000), stdout)
 		}
-		return fmt.Errorf("bench: unknown benchmark %q (grid, clicks, export, import, reconcile, pivot or home)", benchWhat)
+		return fmt.Errorf("bench: unknown benchmark %q (grid, clicks, load, export, import, reconcile, pivot or home)", benchWhat)
 	default:
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("unknown command %q", cmd)
