@@ -14,14 +14,15 @@ import (
 // starts in the quick lane with a short statement timeout; one that outlasts
 // it is stopped and read again at once with the engine's full timeout, on
 // one core (no parallel workers, so the other cores stay with the quick
-// lane), and its shape (view, filters, sort) is remembered as heavy: the
-// shape's next reads go to the heavy lane, where at most HeavyTotal run at
-// once and HeavyPerUser of one user. Whether a request is heavy is not
-// guessed from the planner's estimate, which is wrong exactly where a read
-// is slow (a filter whose rows lie at the far end of the sort's index): it
-// is measured. A shape whose read then ends within the quick lane's time
-// is forgotten: it was slow only because the machine was busy, and must
-// not queue behind the heavy ones.
+// lane). When that read too takes more than twice the quick lane's time,
+// its shape (view, filters, sort) is remembered as heavy: the shape's next
+// reads go to the heavy lane, where at most HeavyTotal run at once and
+// HeavyPerUser of one user. Whether a request is heavy is not guessed from
+// the planner's estimate, which is wrong exactly where a read is slow (a
+// filter whose rows lie at the far end of the sort's index): it is
+// measured. A read only somewhat slow was slow because the machine was
+// busy: on a saturated machine every read is, and queueing them all behind
+// the heavy ones would make the heavy lane the bottleneck.
 type Lanes struct {
 	// Quick is the quick lane's statement timeout (0: no lanes, every read
 	// runs with the full timeout as it comes).
@@ -191,7 +192,10 @@ func (e *Engine) pageInLanes(ctx context.Context, r GridRequest, l *Lanes) (*Gri
 		l.rememberHeavy(key, e.now())
 		start := time.Now()
 		p, err = e.page(ctx, r, heavy)
-		if err == nil && time.Since(start) < l.Quick {
+		if err == nil && time.Since(start) < 2*l.Quick {
+			// Not clearly heavy: on a busy machine every read is slower, and
+			// queueing such reads behind the heavy ones would make a
+			// bottleneck of the heavy lane.
 			l.forget(key)
 		} else if err == nil {
 			e.recordDemand(ctx, r) // a composite index may serve it

@@ -139,6 +139,25 @@ views:
 	if c := lanes.Counts(); c.Quick != before.Quick+1 {
 		t.Errorf("counts %+v after %+v: a shape read quickly stayed heavy", c, before)
 	}
+
+	// A read that outlasts the quick lane only for a moment (the lock goes
+	// as soon as it is stopped) is not remembered as heavy.
+	if _, err := holder.Exec(ctx, `select pg_advisory_lock(4242)`); err != nil {
+		t.Fatal(err)
+	}
+	moment := read("dora", GridRequest{ViewName: "VW_Blocked", PageSize: 3})
+	until("demoted", func(c LaneCounts) bool { return c.Demoted == 2 })
+	holder.Exec(ctx, `select pg_advisory_unlock(4242)`)
+	if r := <-moment; r.err != nil {
+		t.Fatal(r.err)
+	}
+	before = lanes.Counts()
+	if _, err := e.Page(as("dora"), GridRequest{ViewName: "VW_Blocked", PageSize: 3, PageNumber: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if c := lanes.Counts(); c.Quick != before.Quick+1 || c.Heavy != before.Heavy {
+		t.Errorf("counts %+v after %+v: a read slow for a moment made its shape heavy", c, before)
+	}
 }
 
 // One user's heavy reads wait for each other; another user's do not.

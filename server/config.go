@@ -68,7 +68,7 @@ const (
 	DefaultPrefBytes      = 1 << 20
 	DefaultExportsPerUser = 2
 	DefaultExportsTotal   = 4
-	DefaultGridQuick      = 250 * time.Millisecond
+	DefaultGridQuick      = 500 * time.Millisecond
 	DefaultGridTimeout    = 10 * time.Second
 	DefaultGridHeavyUser  = 1
 	DefaultPivotPeriods   = 2000

@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"ledgerdesk/engine"
@@ -73,7 +74,7 @@ func (u *loadUser) send(ctx context.Context, method, path, contentType string, b
 	}
 	defer res.Body.Close()
 	answer, err := io.ReadAll(res.Body)
-	if err == nil && res.StatusCode >= 400 && res.StatusCode != 429 && res.StatusCode != 409 && res.StatusCode != 503 {
+	if err == nil && res.StatusCode >= 400 {
 		err = fmt.Errorf("%s %s: %d %.200s", method, path, res.StatusCode, answer)
 	}
 	return res.StatusCode, err
@@ -94,7 +95,12 @@ func (u *loadUser) postJSON(ctx context.Context, path string, body any) (int, er
 func Load(ctx context.Context, dbURL string, cfg server.Config, o LoadOptions, meta fs.FS, out io.Writer) error {
 	name := o.Database
 	if name == "" {
+		// A run adds imports and matches: each starts from the demo data
+		// alone, so that runs compare.
 		name = LoadDatabase
+		if err := dropDatabase(ctx, dbURL, name); err != nil {
+			return err
+		}
 	}
 	pool, benchURL, err := OpenNamed(ctx, dbURL, name, cfg, out)
 	if err != nil {
@@ -213,6 +219,7 @@ func Load(ctx context.Context, dbURL string, cfg server.Config, o LoadOptions, m
 		took             []time.Duration
 		errors, refusals int
 		firstErr         error
+		firstRefusal     error
 	}
 	stats := make([]stat, len(calls))
 	var mu sync.Mutex
@@ -258,13 +265,16 @@ func Load(ctx context.Context, dbURL string, cfg server.Config, o LoadOptions, m
 				s := &stats[i]
 				s.took = append(s.took, took)
 				switch {
+				case status == 429 || status == 409 || status == 503: // a bound saying to wait
+					s.refusals++
+					if s.firstRefusal == nil {
+						s.firstRefusal = err
+					}
 				case err != nil:
 					s.errors++
 					if s.firstErr == nil {
 						s.firstErr = err
 					}
-				case status == 429 || status == 409 || status == 503:
-					s.refusals++
 				}
 				mu.Unlock()
 			}
@@ -291,6 +301,11 @@ func Load(ctx context.Context, dbURL string, cfg server.Config, o LoadOptions, m
 	if firstErr != nil {
 		fmt.Fprintf(out, "first error: %v\n", firstErr)
 	}
+	for i, c := range calls {
+		if r := stats[i].firstRefusal; r != nil {
+			fmt.Fprintf(out, "refused, %s, for example: %v\n", c.name, r)
+		}
+	}
 	if len(memory) > 2 {
 		peak := memory[0]
 		for _, m := range memory {
@@ -314,6 +329,16 @@ func Load(ctx context.Context, dbURL string, cfg server.Config, o LoadOptions, m
 	return nil
 }
 
+func dropDatabase(ctx context.Context, dbURL, name string) error {
+	admin, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return err
+	}
+	defer admin.Close(ctx)
+	_, err = admin.Exec(ctx, "drop database if exists "+pgx.Identifier{name}.Sanitize()+" with (force)")
+	return err
+}
+
 func sortedViewNames(md *engine.Metadata) []string {
 	var names []string
 	for n := range md.Views {
@@ -333,7 +358,7 @@ func seedLoad(ctx context.Context, pool *pgxpool.Pool, meta fs.FS, scale int, ou
 	if n > 0 {
 		return set, nil
 	}
-	fmt.Fprintf(out, "loading the demo data at scale %d (once; kept for later runs) ...\n", scale)
+	fmt.Fprintf(out, "loading the demo data at scale %d ...\n", scale)
 	dir, err := os.MkdirTemp("", "ledgerdesk-load-")
 	if err != nil {
 		return nil, err

@@ -205,7 +205,7 @@ func (s *Service) Auto(ctx context.Context, l *Level) (*Run, error) {
 					return nil, serr
 				}
 				return nil, engine.Conflict("An automatic reconcile of %s is already %s (run %d, started by %s at %s). Wait for it to finish.",
-					l.Name, active.Status, active.ID, active.CreatedBy, active.CreatedOn.UTC().Format("2006-01-02 15:04 UTC")).
+					l.Slug, active.Status, active.ID, active.CreatedBy, active.CreatedOn.UTC().Format("2006-01-02 15:04 UTC")).
 					With("recon.runActive", "level", l.Slug, "runId", active.ID, "status", active.Status, "by", active.CreatedBy, "at", active.CreatedOn)
 			}
 			continue // the stale run was closed: try again
