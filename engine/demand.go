@@ -106,7 +106,7 @@ func (d demandIndex) createSQL() string {
 // serve it, and has the indexes built soon.
 func (e *Engine) recordDemand(ctx context.Context, r GridRequest) {
 	v := e.Metadata().Views[r.ViewName]
-	if v == nil {
+	if v == nil || e.noDemand {
 		return
 	}
 	d, ok := v.demandFor(r)

@@ -82,6 +82,13 @@ func TestIndexesMadeOnDemand(t *testing.T) {
 		return out
 	}
 	before := pages()
+	// An engine told to make no indexes on demand records nothing.
+	New(Options{Pool: f.pool, Metadata: md, NoDemand: true}).recordDemand(ctx, reqs[0])
+	var recorded int
+	f.pool.QueryRow(ctx, `select count(*) from grid_index_demand`).Scan(&recorded)
+	if recorded != 0 {
+		t.Fatal("NoDemand recorded a demand")
+	}
 
 	// The read is held by a lock on the table: it outlasts the quick lane,
 	// is read again, slowly too, and its index is recorded.

@@ -47,6 +47,7 @@ type Engine struct {
 	// messages renders message columns in the caller's language (nil: stored texts).
 	messages Messages
 	lanes    *Lanes // nil: no quick and heavy lanes
+	noDemand bool
 	// building, buildAgain: indexes made on demand are being built, and
 	// were asked for again meanwhile (buildIndexesSoon).
 	building, buildAgain atomic.Bool
@@ -65,11 +66,14 @@ type Options struct {
 	Messages Messages
 	// Lanes keep heavy grid reads from starving quick ones (nil: none).
 	Lanes *Lanes
+	// NoDemand: slow reads make no indexes on demand (benchmarks measuring
+	// the indexes of the metadata alone).
+	NoDemand bool
 }
 
 // New returns an engine over validated metadata.
 func New(o Options) *Engine {
-	e := &Engine{pool: o.Pool, read: o.ReadPool, timeout: o.QueryTimeout, log: o.Log, now: o.Now, messages: o.Messages, lanes: o.Lanes}
+	e := &Engine{pool: o.Pool, read: o.ReadPool, timeout: o.QueryTimeout, log: o.Log, now: o.Now, messages: o.Messages, lanes: o.Lanes, noDemand: o.NoDemand}
 	if e.read == nil {
 		e.read = o.Pool
 	}
