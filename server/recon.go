@@ -32,9 +32,10 @@ func (h *reconHandlers) mount(r fiber.Router, auth fiber.Handler) {
 	g.Get("/runs/:id", h.run)
 	g.Get("/chain/:kind/:id", h.chain)
 	g.Get("/chain/:kind", h.chainByRef)
-	g.Post("/ticket-transaction/tickets", h.ticketLookup)
+	// The report pages are grid reads: stopped when their client goes.
+	g.Post("/ticket-transaction/tickets", stopWhenClientGoes, h.ticketLookup)
 	g.Post("/ticket-transaction/tickets/export", h.ticketLookupExport)
-	g.Post("/:level/report", h.report)
+	g.Post("/:level/report", stopWhenClientGoes, h.report)
 	g.Post("/:level/report/export", h.reportExport)
 	g.Post("/:level/auto", h.auto)
 	g.Post("/:level/match", h.match)
