@@ -116,10 +116,13 @@ func (s *Service) run(ctx context.Context, id int64, open func() (io.ReadCloser,
 	var kind Kind
 	var name, format, layout, actor string
 	var size int64
-	err := s.pool.QueryRow(ctx, `update import_file set status = 'running', started_on = $2 where id = $1 and status in ('queued', 'running')
+	// Only a queued import is taken: one running is another worker's (a job
+	// the queue rescued from a dead worker after its import was queued
+	// again, MarkCutOff), one ended is done.
+	err := s.pool.QueryRow(ctx, `update import_file set status = 'running', started_on = $2 where id = $1 and status = 'queued'
 		returning kind, file_name, format, descriptor, created_by, size_bytes`, id, s.now()).Scan(&kind, &name, &format, &layout, &actor, &size)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil // finished already (a retried job)
+		return nil // taken or finished already (a retried or rescued job)
 	}
 	if err != nil {
 		return err
@@ -382,34 +385,70 @@ func chainStatements(ctx context.Context, tx pgx.Tx, importID int64, sum *Summar
 
 var errRowErrors = errors.New("rows with errors")
 
-// MarkCutOff marks each import still running whose heartbeat stopped more
-// than liveness.StaleAfter ago: its process ended (killed, or its machine
-// lost), and its one transaction with it, so nothing of it was loaded. It
-// ends failed with its extraction-log row and a message saying so, at once
-// instead of when the job queue rescues its job (which then finds it done);
-// the same file may be uploaded again. It returns how many it marked.
+// MaxCutOffs is how often an import whose process died is queued again
+// before it fails: a file that kills its worker each time must end.
+const MaxCutOffs = 2
+
+// MarkCutOff handles each import still running whose heartbeat stopped
+// more than liveness.StaleAfter ago: its process ended (killed, or its
+// machine lost), and its one transaction with it, so nothing of it was
+// loaded. It is queued again with a job of its own, so that any node
+// finishes it from the stored upload, up to MaxCutOffs times; then (or
+// without a job queue) it ends failed with its extraction-log row and a
+// message saying so, and the same file may be uploaded again. When the job
+// queue later rescues the dead worker's job, that job finds the import
+// taken or done and leaves it. It returns how many it handled.
 func (s *Service) MarkCutOff(ctx context.Context) (int, error) {
-	rows, err := s.pool.Query(ctx, `update import_file set status = 'failed'
-		where status = 'running' and coalesce(heartbeat_at, started_on, created_on) < now() - $1::interval
-		returning id, kind, file_name, created_by, rows_read`, liveness.StaleAfter.String())
-	if err != nil {
-		return 0, err
-	}
 	type cut struct {
 		id          int64
 		kind        Kind
 		name, actor string
 		read        int
 	}
-	cuts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (cut, error) {
-		var c cut
-		err := r.Scan(&c.id, &c.kind, &c.name, &c.actor, &c.read)
-		return c, err
+	var failed []cut
+	requeued := 0
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `select id, kind, file_name, created_by, rows_read, cut_offs from import_file
+			where status = 'running' and coalesce(heartbeat_at, started_on, created_on) < now() - $1::interval
+			order by id for update skip locked`, liveness.StaleAfter.String())
+		if err != nil {
+			return err
+		}
+		type stale struct {
+			cut
+			cutOffs int
+		}
+		found, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (stale, error) {
+			var c stale
+			return c, r.Scan(&c.id, &c.kind, &c.name, &c.actor, &c.read, &c.cutOffs)
+		})
+		if err != nil {
+			return err
+		}
+		for _, c := range found {
+			if c.cutOffs >= MaxCutOffs || s.queue == nil {
+				if _, err := tx.Exec(ctx, `update import_file set status = 'failed', cut_offs = cut_offs + 1 where id = $1`, c.id); err != nil {
+					return err
+				}
+				failed = append(failed, c.cut)
+				continue
+			}
+			if _, err := tx.Exec(ctx, `update import_file set status = 'queued', cut_offs = cut_offs + 1, heartbeat_at = null,
+				rows_read = 0 where id = $1`, c.id); err != nil {
+				return err
+			}
+			if _, err := s.queue.InsertTx(ctx, tx, ImportArgs{ImportID: c.id}, nil); err != nil {
+				return err
+			}
+			requeued++
+			s.log.Warn("import cut off: its process ended; queued again", "import", c.id, "file", c.name, "time", c.cutOffs+1)
+		}
+		return nil
 	})
 	if err != nil {
 		return 0, err
 	}
-	for _, c := range cuts {
+	for _, c := range failed {
 		failure := engine.Invalid("file", "%s: the import stopped without finishing (its process ended); nothing of it was loaded. Upload the file again.", c.name).
 			With("import.cutOff", "file", c.name)
 		if err := s.finish(ctx, c.id, c.kind, c.name, c.actor, &Summary{RowsRead: c.read}, 0, 0, nil, failure); err != nil {
@@ -417,7 +456,7 @@ func (s *Service) MarkCutOff(ctx context.Context) (int, error) {
 		}
 		s.log.Warn("import cut off: its process ended", "import", c.id, "file", c.name)
 	}
-	return len(cuts), nil
+	return requeued + len(failed), nil
 }
 
 // stage is the temporary table a file goes through when its rows overlap.

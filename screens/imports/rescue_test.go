@@ -2,6 +2,7 @@ package imports
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,11 +17,12 @@ import (
 // import stays "running" and its heartbeat stops. A re-upload of the same
 // content is accepted once the import has run longer than ImportTimeout
 // (one running within it is a duplicate: TestRepeatedUploadWhileRunning).
-// The sweeper (MarkCutOff, which the server runs at start-up and every
-// liveness.SweepEvery) marks it failed with its extraction-log row and a
-// message saying nothing was loaded; when the job queue later rescues the
-// stuck job, it finds the import done and leaves it so, while the new upload
-// loads.
+// The sweeper (MarkCutOff, which every server runs at start-up and every
+// liveness.SweepEvery) queues it again with a job of its own, and the queue
+// (any node's) finishes it from the stored upload; when the queue later
+// rescues the dead worker's job, that job finds the import done and leaves
+// it. An import cut off more than MaxCutOffs times fails, with its
+// extraction-log row and a message saying nothing was loaded.
 func TestImportCutOffByACrash(t *testing.T) {
 	if ImportTimeout >= RescueStuckJobsAfter || RescueStuckJobsAfter > 15*time.Minute {
 		t.Fatalf("import timeout %v must stay below a rescue time of minutes, got %v", ImportTimeout, RescueStuckJobsAfter)
@@ -66,43 +68,68 @@ func TestImportCutOffByACrash(t *testing.T) {
 		t.Fatalf("the same content while one is queued: %v, want a conflict", err)
 	}
 
-	// The sweep marks the dead import, and only it.
+	// The sweep queues the dead import again, and only it.
 	if n, err := l.s.MarkCutOff(l.ctx); err != nil || n != 1 {
 		t.Fatalf("swept %d (%v), want 1", n, err)
 	}
-	f, err := l.s.Get(l.ctx, cut.ImportID)
-	if err != nil {
-		t.Fatal(err)
+	if n := l.count(t, `select count(*) from import_file where id = $1 and status = 'queued' and cut_offs = 1`, cut.ImportID); n != 1 {
+		t.Fatal("the cut-off import is not queued again")
 	}
-	if f.Status != "failed" || deref(f.ErrorCode) != "import.cutOff" || f.ExtractionLogID == nil {
-		t.Fatalf("the cut-off import: %s %s log %v", f.Status, deref(f.ErrorCode), f.ExtractionLogID)
+	if n := l.count(t, `select count(*) from river_job where kind = 'import_file' and (args->>'importId')::bigint = $1`, cut.ImportID); n != 2 {
+		t.Fatalf("%d jobs for the cut-off import, want the dead one and a new one", n)
 	}
 	if n := l.count(t, `select count(*) from import_file where id = $1 and status = 'running'`, live.ImportID); n != 1 {
 		t.Error("the live import was swept")
 	}
 	if n, _ := l.s.MarkCutOff(l.ctx); n != 0 {
-		t.Errorf("a second sweep marked %d more", n)
+		t.Errorf("a second sweep handled %d more", n)
 	}
 
-	// The queue as the server runs it: the stuck job is rescued and finds its
-	// import done; the new upload loads.
+	// The queue as the server runs it: the import queued again loads, the
+	// dead worker's job is rescued and finds it done, the new upload loads
+	// too (its rows were there already: it adds none).
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &ImportWorker{Service: l.s})
 	if err := pgtest.NewQueue(t, l.pool, workers, RescueStuckJobsAfter).Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(90 * time.Second)
-	for l.count(t, `select count(*) from import_file where id = $1 and status = 'succeeded'`, third.ImportID) != 1 ||
-		l.count(t, `select count(*) from river_job where kind = 'import_file' and (args->>'importId')::bigint = $1 and state = 'completed'`, cut.ImportID) != 1 {
+	for l.count(t, `select count(*) from import_file where id = any($1) and status = 'succeeded'`, []int64{cut.ImportID, third.ImportID}) != 2 ||
+		l.count(t, `select count(*) from river_job where kind = 'import_file' and (args->>'importId')::bigint = $1 and state = 'completed'`, cut.ImportID) != 2 {
 		if time.Now().After(deadline) {
-			t.Fatal("the new upload did not load, or the rescued job did not complete, within 90 s")
+			t.Fatal("the import queued again and the new upload did not both load, or a job of the first did not complete, within 90 s")
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	if n := l.count(t, `select count(*) from import_file where id = $1 and status = 'failed' and error_code = 'import.cutOff'`, cut.ImportID); n != 1 {
-		t.Error("the rescued job changed the cut-off import")
+	f, err := l.s.Get(l.ctx, cut.ImportID)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if n := l.count(t, `select count(*) from bank_booking where import_file_id = $1`, cut.ImportID); n != 0 {
-		t.Errorf("%d bookings of the cut-off import", n)
+	if f.ExtractionLogID == nil {
+		t.Error("the finished import has no extraction-log row")
+	}
+	if got, want := l.count(t, `select count(*) from bank_booking where import_file_id = any($1)`, []int64{cut.ImportID, third.ImportID}),
+		l.count(t, `select rows_loaded + rows_overlap from import_file where id = $1`, cut.ImportID); got != want || got == 0 {
+		t.Errorf("%d bookings loaded by the two imports of one file, want the file's %d once", got, want)
+	}
+
+	// Cut off once more than MaxCutOffs allows: it fails, and says so.
+	again3, err := l.s.Submit(l.ctx, Upload{Kind: Transaction, FileName: "transaction-cut.csv", Content: ContentOf([]byte(strings.ReplaceAll(string(l.file(t, "transaction.csv")), "Sale", "Refund")))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.pool.Exec(l.ctx, `update import_file set status = 'running', cut_offs = $2, started_on = now() - interval '1 hour',
+		heartbeat_at = now() - interval '1 hour' where id = $1`, again3.ImportID, MaxCutOffs); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := l.s.MarkCutOff(l.ctx); err != nil || n != 1 {
+		t.Fatalf("swept %d (%v), want 1", n, err)
+	}
+	g, err := l.s.Get(l.ctx, again3.ImportID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Status != "failed" || deref(g.ErrorCode) != "import.cutOff" || g.ExtractionLogID == nil {
+		t.Fatalf("cut off %d times: %s %s log %v", MaxCutOffs+1, g.Status, deref(g.ErrorCode), g.ExtractionLogID)
 	}
 }
