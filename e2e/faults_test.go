@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"ledgerdesk/internal/pgtest"
 )
 
 // TestServerKilledMidWork kills the real binary (SIGKILL: no shutdown of any
@@ -31,19 +33,7 @@ import (
 func TestServerKilledMidWork(t *testing.T) {
 	p := startProduct(t)
 	ctx := context.Background()
-	db, err := pgxpool.New(ctx, p.databaseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	count := func(sql string, args ...any) int {
-		t.Helper()
-		var n int
-		if err := db.QueryRow(ctx, sql, args...).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	db, count := p.database(t)
 	const tickets, transactions = 150_000, 600_000
 	if _, err := db.Exec(ctx, `
 		with f as (insert into import_file (kind, file_name, format, descriptor, sha256, size_bytes, status)
@@ -129,6 +119,26 @@ func TestServerKilledMidWork(t *testing.T) {
 	}
 	if n := count(`select count(*) from (select left_id from recon_match where level = 1 and undone_on is null group by left_id having count(*) > 1) d`); n != 0 {
 		t.Errorf("%d tickets with more than one live match", n)
+	}
+}
+
+// database is a pool on the product's database, closed with the test, and
+// count, which reads one number from it.
+func (p *product) database(t *testing.T) (*pgxpool.Pool, func(sql string, args ...any) int) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := pgxpool.New(ctx, p.databaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	return db, func(sql string, args ...any) int {
+		t.Helper()
+		var n int
+		if err := db.QueryRow(ctx, sql, args...).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
 	}
 }
 
@@ -221,17 +231,7 @@ func transactionsFile(n int) []byte {
 // bound past which the test gives up.
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-deadline.C:
-			t.Fatalf("%s: not within %v", what, timeout)
-		case <-tick.C:
-		}
-	}
+	pgtest.WaitFor(t, timeout, what, cond)
 }
 
 // TestServeEndsWithItsParent (first user, second round, item 5): stopping

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // TestTwoNodesShareTheWork runs two instances of the real binary on two
@@ -23,19 +21,7 @@ func TestTwoNodesShareTheWork(t *testing.T) {
 	a := p.baseURL
 	b := p.restart(t) // a second node on the same database; the first keeps running
 	ctx := context.Background()
-	db, err := pgxpool.New(ctx, p.databaseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	count := func(sql string, args ...any) int {
-		t.Helper()
-		var n int
-		if err := db.QueryRow(ctx, sql, args...).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	db, count := p.database(t)
 	call := func(base, method, path, token, body string) int {
 		t.Helper()
 		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))

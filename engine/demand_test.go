@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"ledgerdesk/internal/pgtest"
 )
 
 // Which requests an index made on demand serves, and what it is on.
@@ -105,35 +107,33 @@ func TestIndexesMadeOnDemand(t *testing.T) {
 		_, err := e.Page(f.ctx, reqs[0])
 		done <- err
 	}()
-	for lanes.Counts().Demoted == 0 {
+	pgtest.WaitFor(t, 20*time.Second, "the read demoted", func() bool {
 		select {
 		case err := <-done:
 			t.Fatalf("the read ended before it was demoted: %v (counts %+v)", err, lanes.Counts())
 		default:
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return lanes.Counts().Demoted > 0
+	})
 	// The read again waits for the lock; it goes once that read has been
 	// slower than twice the quick lane (else it was only a busy moment).
-	for slow := 0; slow == 0; time.Sleep(5 * time.Millisecond) {
+	pgtest.WaitFor(t, 20*time.Second, "the read again slower than twice the quick lane", func() bool {
+		var slow int
 		f.pool.QueryRow(ctx, `select count(*) from pg_stat_activity where wait_event_type = 'Lock'
 			and query like '%bank_booking%' and now() - query_start > interval '300 milliseconds'`).Scan(&slow)
-	}
+		return slow > 0
+	})
 	lock.Rollback(ctx)
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
 	want, _ := md.Views["VW_BankFinal"].demandFor(reqs[0])
-	var state string
-	for deadline := time.Now().Add(20 * time.Second); state != "ready"; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("index %s: %q after 20 s", want.name, state)
-		}
+	pgtest.WaitFor(t, 20*time.Second, "index "+want.name+" ready", func() bool {
+		var state string
 		f.pool.QueryRow(ctx, `select state from grid_index where name = $1`, want.name).Scan(&state)
-	}
-	for e.building.Load() { // the background build ends
-		time.Sleep(5 * time.Millisecond)
-	}
+		return state == "ready"
+	})
+	pgtest.WaitFor(t, 20*time.Second, "the background build ended", func() bool { return !e.building.Load() })
 	var def string
 	f.pool.QueryRow(ctx, `select indexdef from pg_indexes where indexname = $1`, want.name).Scan(&def)
 	if !strings.HasSuffix(def, "USING btree (lower(currency), amount_usd, id)") {

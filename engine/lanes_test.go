@@ -87,11 +87,7 @@ views:
 	}
 	until := func(what string, ok func(LaneCounts) bool) {
 		t.Helper()
-		for deadline := time.Now().Add(20 * time.Second); !ok(lanes.Counts()); time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("not %s: counts %+v", what, lanes.Counts())
-			}
-		}
+		pgtest.WaitFor(t, 20*time.Second, what, func() bool { return ok(lanes.Counts()) })
 	}
 	// The first read outlasts the quick lane and is read again at once,
 	// where it waits for the lock.

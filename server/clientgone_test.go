@@ -13,6 +13,7 @@ import (
 	"github.com/gofiber/fiber/v3"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/internal/pgtest"
 )
 
 // A grid read whose client has gone is stopped in the database, not left to
@@ -53,11 +54,7 @@ func TestGridReadStopsWhenClientGoes(t *testing.T) {
 	}
 	until := func(what string, ok func() bool) {
 		t.Helper()
-		for deadline := time.Now().Add(20 * time.Second); !ok(); time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("still not %s after 20 s", what)
-			}
-		}
+		pgtest.WaitFor(t, 20*time.Second, what, ok)
 	}
 
 	conn, err := net.Dial("tcp", ln.Addr().String())

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -15,7 +14,6 @@ import (
 
 	"ledgerdesk/engine"
 	"ledgerdesk/internal/pgtest"
-	"ledgerdesk/server"
 )
 
 // planNode is the part of an EXPLAIN (FORMAT JSON) node the checks read.
@@ -180,29 +178,15 @@ func TestEveryOfferedClickIsServed(t *testing.T) {
 // The sweep runs end to end at a small scale, so it cannot rot between the
 // runs that measure (no figure is asserted).
 func TestClicksBenchRuns(t *testing.T) {
-	u, err := url.Parse(pgtest.NewDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	md, err := engine.LoadMetadata(os.DirFS("../.."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := server.LoadConfig(func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
+	database, md, cfg := smallRun(t)
 	var out bytes.Buffer
-	err = Clicks(context.Background(), pgtest.AdminURL(), cfg, ClicksOptions{Rows: 3000, Calls: 1, View: "VW_BankFinal",
-		Database: strings.TrimPrefix(u.Path, "/"), Slow: 100_000_000, Isolation: 200_000_000}, &out, md)
+	err := Clicks(context.Background(), pgtest.AdminURL(), cfg, ClicksOptions{Rows: 3000, Calls: 1, View: "VW_BankFinal",
+		Database: database, Slow: 100_000_000, Isolation: 200_000_000}, &out, md)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	for _, want := range []string{"every click of VW_BankFinal over 3000 rows", "| sort ", "| filter (rare value) ", "| filter+sort (common value) ", "clicks over 100.0 ms", "beside 2 heavy clients, with lanes"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("the output lacks %q:\n%s", want, out.String())
-		}
-	}
+	outputHas(t, out.String(), "every click of VW_BankFinal over 3000 rows", "| sort ", "| filter (rare value) ", "| filter+sort (common value) ",
+		"clicks over 100.0 ms", "beside 2 heavy clients, with lanes")
 	if strings.Contains(out.String(), "not served:") {
 		t.Errorf("a click is not served:\n%s", out.String())
 	}
