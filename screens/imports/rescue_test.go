@@ -21,8 +21,7 @@ import (
 // liveness.SweepEvery) queues it again with a job of its own, and the queue
 // (any node's) finishes it from the stored upload; when the queue later
 // rescues the dead worker's job, that job finds the import done and leaves
-// it. An import cut off more than MaxCutOffs times fails, with its
-// extraction-log row and a message saying nothing was loaded.
+// it (cut off too often: TestImportCutOffTooOften).
 func TestImportCutOffByACrash(t *testing.T) {
 	if ImportTimeout >= RescueStuckJobsAfter || RescueStuckJobsAfter > 15*time.Minute {
 		t.Fatalf("import timeout %v must stay below a rescue time of minutes, got %v", ImportTimeout, RescueStuckJobsAfter)
@@ -113,7 +112,13 @@ func TestImportCutOffByACrash(t *testing.T) {
 		t.Errorf("%d bookings loaded by the two imports of one file, want the file's %d once", got, want)
 	}
 
-	// Cut off once more than MaxCutOffs allows: it fails, and says so.
+}
+
+// An import cut off more than MaxCutOffs times fails, and says so: a file
+// that kills its worker each time must end. (No queue works here, so
+// nothing else touches the import.)
+func TestImportCutOffTooOften(t *testing.T) {
+	l := newLoader(t)
 	again3, err := l.s.Submit(l.ctx, Upload{Kind: Transaction, FileName: "transaction-cut.csv", Content: ContentOf([]byte(strings.ReplaceAll(string(l.file(t, "transaction.csv")), "Sale", "Refund")))})
 	if err != nil {
 		t.Fatal(err)
