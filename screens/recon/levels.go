@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -440,19 +441,55 @@ func (d *Definition) Validate(ctx context.Context, pool *pgxpool.Pool, views fun
 }
 
 // Sync writes the levels into recon_level, where the triggers that keep
-// live matches in line with their records read them.
+// live matches and the open items in line with their records read them. A
+// level that is new or reads another source or tolerance than before gets
+// its open items computed again (recon_open_rebuild); those of a level no
+// longer declared go.
 func (d *Definition) Sync(ctx context.Context, pool *pgxpool.Pool) error {
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `lock table recon_level in exclusive mode`); err != nil {
 			return err
 		}
+		before := map[int]string{}
+		rows, err := tx.Query(ctx, `select number, concat_ws('|', left_source, right_source, left_kind, right_kind, tolerance_type) from recon_level`)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var n int
+			var shape string
+			if err := rows.Scan(&n, &shape); err != nil {
+				return err
+			}
+			before[n] = shape
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, `delete from recon_level`); err != nil {
 			return err
 		}
+		var rebuild []int
 		for _, l := range d.Levels {
-			if _, err := tx.Exec(ctx, `insert into recon_level (number, slug, left_source, right_source, tolerance_side, tolerance_type)
-				values ($1, $2, $3, $4, $5, $6)`, l.N, l.Slug, l.Left.Source, l.Right.Source, l.Tolerance.Side, l.toleranceType()); err != nil {
+			if _, err := tx.Exec(ctx, `insert into recon_level (number, slug, left_source, right_source, tolerance_side, tolerance_type, left_kind, right_kind)
+				values ($1, $2, $3, $4, $5, $6, $7, $8)`, l.N, l.Slug, l.Left.Source, l.Right.Source, l.Tolerance.Side, l.toleranceType(),
+				l.Left.SideName, l.Right.SideName); err != nil {
 				return fmt.Errorf("recon_level %s: %w", l.Slug, err)
+			}
+			shape := strings.Join([]string{l.Left.Source, l.Right.Source, l.Left.SideName, l.Right.SideName, strconv.Itoa(l.toleranceType())}, "|")
+			if before[l.N] != shape {
+				rebuild = append(rebuild, l.N)
+			}
+			delete(before, l.N)
+		}
+		if len(before) > 0 {
+			if _, err := tx.Exec(ctx, `delete from recon_open_item where level not in (select number from recon_level)`); err != nil {
+				return err
+			}
+		}
+		for _, n := range rebuild {
+			if _, err := tx.Exec(ctx, `select recon_open_rebuild($1)`, n); err != nil {
+				return fmt.Errorf("open items of level %d: %w", n, err)
 			}
 		}
 		return nil

@@ -1693,6 +1693,9 @@ func (o *oracle) start(seed uint64, maxSide int) *oracleRun {
 		+ (select count(*) from recon_payout_day)`).Scan(&left); err != nil || left != 0 {
 		o.f.t.Fatalf("the day sums keep %d rows with no documents (%v)", left, err)
 	}
+	if err := o.f.pool.QueryRow(o.f.ctx, `select count(*) from recon_open_item`).Scan(&left); err != nil || left != 0 {
+		o.f.t.Fatalf("the exception queue keeps %d open items with no documents (%v)", left, err)
+	}
 	run := &oracleRun{oracle: o, seed: seed, r: rand.New(rand.NewPCG(seed, 0xc4a9)), m: generate(seed, maxSide), prev: map[string]map[string]bool{}}
 	run.m.covered = o.log.covered
 	run.load()
@@ -2075,7 +2078,9 @@ func (o *oracleRun) changes(n int) {
 	ops := []func() bool{o.lateSettlement, o.editSettlement, o.editTicket, o.editTransaction, o.deleteTransaction, o.deleteSettlement,
 		o.undoMatch, func() bool { return o.manualMatch(1+o.r.IntN(3), "manual match") }, o.adjustment,
 		// match groups (oracle_groups_test.go)
-		func() bool { return o.manualGroup(1+o.r.IntN(3), "manual group") }, o.undoGroup, o.editGroupMember, o.deleteGroupMember}
+		func() bool { return o.manualGroup(1+o.r.IntN(3), "manual group") }, o.undoGroup, o.editGroupMember, o.deleteGroupMember,
+		// the exception queue's amounts in USD (oracle_open_test.go)
+		o.editRate}
 	for i := 0; i < n; i++ {
 		for try := 0; try < 20 && !ops[o.r.IntN(len(ops))](); try++ {
 		}
@@ -2377,6 +2382,7 @@ func (o *oracleRun) compare(reports bool) {
 	o.check("live matches", o.matchDiffs())
 	o.check("live matches record by record", o.recordDiffs())
 	o.check("ended matches", o.endedDiffs())
+	o.check("open items", o.openItemDiffs())
 	o.learnMatchIDs()
 	if !reports {
 		return
