@@ -271,6 +271,9 @@ func (v *View) condExpr(c Cond, msgs *messageTexts) (exp.Expression, error) {
 	if col.Status != nil && col.Type == "text" && slices.Contains(labelOps, c.Op) {
 		return statusCond(col, c)
 	}
+	if col.Type == "days" {
+		return daysCond(col, c)
+	}
 	one := func() (any, error) {
 		if c.Value == nil {
 			return nil, Invalid("Filters", "Filter on %s: %s needs a value.", c.Field, c.Op).With("filter.needsValue", "field", c.Field, "op", c.Op)
@@ -462,3 +465,78 @@ func (v *View) column(field string) *Column {
 }
 
 func (c Cond) String() string { return fmt.Sprintf("%s %s %v", c.Field, c.Op, c.Value) }
+
+// daysCond is a filter on a days column as a range of its date column, so
+// the date's index serves it: more than n days is a date before today - n.
+func daysCond(col *Column, c Cond) (exp.Expression, error) {
+	id := goqu.I(col.Column)
+	values := func(v any) ([]any, error) {
+		list, isList := v.([]any)
+		if !isList {
+			list = []any{v}
+		}
+		out := make([]any, len(list))
+		for i, x := range list {
+			if x == nil {
+				return nil, Invalid("Filters", "Filter on %s: %s needs a value.", c.Field, c.Op).With("filter.needsValue", "field", c.Field, "op", c.Op)
+			}
+			n, err := col.ParseValue(x)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = n
+		}
+		return out, nil
+	}
+	switch c.Op {
+	case OpIsEmpty:
+		return id.IsNull(), nil
+	case OpIsNotEmpty:
+		return id.IsNotNull(), nil
+	case OpBetween:
+		pair, ok := c.Value.([]any)
+		if !ok || len(pair) != 2 {
+			return nil, Invalid("Filters", "Filter on %s: between needs a value of two elements [from, to].", c.Field).With("filter.between", "field", c.Field)
+		}
+		ns, err := values(pair)
+		if err != nil {
+			return nil, err
+		}
+		return goqu.And(id.Gte(daysAgo(ns[1])), id.Lte(daysAgo(ns[0]))), nil
+	case OpIn:
+		list, ok := c.Value.([]any)
+		if !ok || len(list) == 0 || len(list) > maxInValues {
+			return nil, Invalid("Filters", "Filter on %s: in needs a list of 1 to %d values.", c.Field, maxInValues).With("filter.in", "field", c.Field, "max", maxInValues)
+		}
+		ns, err := values(list)
+		if err != nil {
+			return nil, err
+		}
+		dates := make([]any, len(ns))
+		for i, n := range ns {
+			dates[i] = daysAgo(n)
+		}
+		return id.In(dates...), nil
+	}
+	if _, isList := c.Value.([]any); isList {
+		return nil, Invalid("Filters", "Filter on %s: %s takes one value.", c.Field, c.Op).With("filter.oneValue", "field", c.Field, "op", c.Op)
+	}
+	ns, err := values(c.Value)
+	if err != nil {
+		return nil, err
+	}
+	d := daysAgo(ns[0])
+	switch c.Op {
+	case OpEquals:
+		return id.Eq(d), nil
+	case OpLt: // fewer days: a later date
+		return id.Gt(d), nil
+	case OpLte:
+		return id.Gte(d), nil
+	case OpGt:
+		return id.Lt(d), nil
+	case OpGte:
+		return id.Lte(d), nil
+	}
+	return nil, Invalid("Filters", "Filter on %s: operator %q is not available for this column.", c.Field, c.Op).With("filter.operator", "field", c.Field, "op", c.Op)
+}

@@ -249,6 +249,9 @@ func (v *View) orderBy(field, order string) ([]exp.OrderedExpression, error) {
 	}
 	if sortCol != nil {
 		out = append(out, dir(sortCol))
+		if sortCol.Type == "days" { // the date's sort, reversed: its index serves it with the key reversed too
+			desc = !desc
+		}
 	}
 	if sortCol == nil || sortCol != key {
 		out = append(out, dir(key))
@@ -261,13 +264,25 @@ func (v *View) orderBy(field, order string) ([]exp.OrderedExpression, error) {
 // same expression with the key after it serves it (IndexNeeds).
 func orderExpr(c *Column, desc bool) exp.OrderedExpression {
 	var e exp.Orderable = goqu.I(c.Column)
-	if c.Type == "text" {
+	switch c.Type {
+	case "text":
 		e = goqu.Func("lower", goqu.I(c.Column))
+	case "days": // more days is an earlier date
+		desc = !desc
 	}
 	if desc {
 		return e.Desc()
 	}
 	return e.Asc()
+}
+
+// selectExpr is what a page reads for the column: the column, or for days
+// the days from it to today.
+func (c *Column) selectExpr() exp.Aliaseable {
+	if c.Type == "days" {
+		return goqu.L("current_date - ?", goqu.I(c.Column))
+	}
+	return goqu.I(c.Column)
 }
 
 // IsSortable reports whether the grid may sort by the column (default: yes).
@@ -288,7 +303,7 @@ func (c *Column) Ops() []string {
 func (q *query) dataset() *goqu.SelectDataset {
 	cols := make([]any, len(q.view.Columns))
 	for i, c := range q.view.Columns {
-		cols[i] = goqu.I(c.Column).As(c.Field)
+		cols[i] = c.selectExpr().As(c.Field)
 	}
 	ds := dialect.From(q.from).Prepared(true).Select(cols...)
 	if q.where != nil {
@@ -489,7 +504,7 @@ func (g *GridSQL) fromMatchesSQL() (string, error) {
 	q, r := g.query, g.request
 	cols := make([]any, len(q.view.Columns))
 	for i, c := range q.view.Columns {
-		cols[i] = goqu.I(c.Column).As(c.Field)
+		cols[i] = c.selectExpr().As(c.Field)
 	}
 	matches := goqu.L("(SELECT * FROM ? WHERE ? OFFSET 0)", q.from, q.where).As("matches")
 	sql, args, err := dialect.From(matches).Prepared(true).Select(cols...).Order(q.order...).

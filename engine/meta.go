@@ -52,7 +52,7 @@ func (v *View) Meta() ViewMeta {
 		if c.Type == "decimal" || c.Scale > 0 { // a scale of 0 (thresholds) is a scale, not "unset"
 			scale = &c.Scale
 		}
-		m.Columns = append(m.Columns, ColumnMeta{Field: c.Field, Type: c.Type, Label: label, Hidden: c.Hidden,
+		m.Columns = append(m.Columns, ColumnMeta{Field: c.Field, Type: uiType(c.Type), Label: label, Hidden: c.Hidden,
 			Editable: c.Editable, Sortable: c.IsSortable(), MaxLength: c.MaxLength, Scale: scale,
 			Values: c.Values, Width: c.Width, Status: c.Status, Ops: c.Ops()})
 	}

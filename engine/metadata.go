@@ -40,6 +40,9 @@ type Screen struct {
 type MenuEntry struct {
 	Group string `yaml:"group" json:"group"` // main, settings or administration
 	Icon  string `yaml:"icon" json:"icon"`   // primeicons name, e.g. pi-history
+	// After is the route (under dashboard/) of the entry of its group this
+	// one follows, e.g. bank-settlement; else it comes last in its group.
+	After string `yaml:"after" json:"after,omitempty"`
 }
 
 // Tab is one grid of a screen.
@@ -496,7 +499,7 @@ func (v *View) check() []string {
 			p = append(p, fmt.Sprintf("column %s: column %q must be a plain name", c.Field, c.Column))
 		}
 		if Types[c.Type] == nil {
-			p = append(p, fmt.Sprintf("column %s: unknown type %q (text, int, decimal, date, datetime, bool, enum)", c.Field, c.Type))
+			p = append(p, fmt.Sprintf("column %s: unknown type %q (text, int, decimal, date, datetime, bool, enum, days)", c.Field, c.Type))
 		}
 		if c.Type == "enum" && len(c.Values) == 0 {
 			p = append(p, fmt.Sprintf("column %s: an enum needs values", c.Field))
@@ -659,6 +662,9 @@ func (sc *Screen) check(md *Metadata) []string {
 	}
 	if m := sc.Menu; m != nil && m.Group != "main" && m.Group != "settings" && m.Group != "administration" {
 		p = append(p, fmt.Sprintf("menu: group %q must be main, settings or administration", m.Group))
+	}
+	if m := sc.Menu; m != nil && m.After != "" && !routeName.MatchString(m.After) {
+		p = append(p, fmt.Sprintf("menu: after %q must be a route (lower-case letters, digits and dashes)", m.After))
 	}
 	ids := map[string]bool{}
 	for i, t := range sc.Tabs {

@@ -35,6 +35,10 @@ alter table recon_level alter column left_kind set not null, alter column right_
 alter table config_setting add column sla_days integer check (sla_days between 0 and 3650),
                            add column owner_id bigint references app_user (id) on delete set null;
 
+-- The configuration settings grid: the rows with their owner's user name.
+create view config_setting_list as
+    select c.*, u.username as owner_name from config_setting c left join app_user u on u.id = c.owner_id;
+
 -- The SLA of each provider and level, as recon_tolerance picks its row.
 create view recon_sla as
     select distinct on (transaction_type, lower(coalesce(nullif(provider_actor, ''), provider_name)))
@@ -533,5 +537,6 @@ drop table recon_open_item;
 drop function recon_open_task(text, bigint);
 drop function recon_open_due(int, text, date);
 drop view recon_sla;
+drop view config_setting_list;
 alter table config_setting drop column owner_id, drop column sla_days;
 alter table recon_level drop column right_kind, drop column left_kind;

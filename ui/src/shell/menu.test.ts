@@ -17,6 +17,22 @@ describe('withMetadataScreens', () => {
     expect(paths.slice(-3)).toEqual(['/dashboard/userslist', '/dashboard/roleslist', '/dashboard/screens/audit-log']);
     expect(groupForPath('/dashboard/screens/audit-log', menu)).toBeNull();
   });
+
+  it('places an entry after the one it names, in the main list and in a group', () => {
+    const menu = withMetadataScreens([
+      { route: 'open-items', title: 'screens.openItems.title', menu: { group: 'main', icon: 'pi-x', after: 'bank-settlement' } },
+      { route: 'sla', title: 'screens.sla.title', menu: { group: 'settings', icon: 'pi-x', after: 'bank-settings' } },
+      { route: 'lost', title: 'screens.lost.title', menu: { group: 'main', icon: 'pi-x', after: 'no-such-route' } },
+    ]);
+    const top = menu.filter((e) => !isGroup(e)).map((e) => (isGroup(e) ? e.id : e.path));
+    const at = top.indexOf('/dashboard/bank-settlement');
+    expect(top[at + 1]).toBe('/dashboard/screens/open-items');
+    // one naming no entry comes last of the main list, before the groups
+    expect(top.indexOf('/dashboard/screens/lost')).toBe(top.indexOf('/dashboard/reports') + 1);
+    const settings = menu.find((e) => isGroup(e) && e.id === 'settings');
+    const items = settings && isGroup(settings) ? settings.items.map((i) => i.path) : [];
+    expect(items.slice(0, 2)).toEqual(['/dashboard/bank-settings', '/dashboard/screens/sla']);
+  });
 });
 
 describe('permissions', () => {

@@ -85,7 +85,20 @@ export function firstPermittedPath(screenIds: readonly number[]): string {
 export interface MenuScreen {
   route: string;
   title: string;
-  menu?: { group: 'main' | 'settings' | 'administration'; icon: string };
+  /** after: the route (under dashboard/) of the entry of its group it follows; else it comes last. */
+  menu?: { group: 'main' | 'settings' | 'administration'; icon: string; after?: string };
+}
+
+/** Links placed after the entry whose path their screen names; the others at the end. */
+function placeAfter(items: MenuLink[], extra: MenuScreen[], link: (s: MenuScreen) => MenuLink): MenuLink[] {
+  const out = [...items];
+  const rest: MenuLink[] = [];
+  for (const s of extra) {
+    const at = s.menu?.after ? out.findIndex((item) => item.path === `/dashboard/${s.menu?.after}`) : -1;
+    if (at >= 0) out.splice(at + 1, 0, link(s));
+    else rest.push(link(s));
+  }
+  return [...out, ...rest];
 }
 
 /**
@@ -100,12 +113,14 @@ export function withMetadataScreens(screens: MenuScreen[]): MenuEntry[] {
   const extra = screens.filter((s) => s.menu && !fixed.has(`/dashboard/${s.route}`));
   if (extra.length === 0) return MENU;
   const link = (s: MenuScreen): MenuLink => ({ path: `/dashboard/screens/${s.route}`, labelKey: s.title, icon: s.menu?.icon ?? 'pi-table', granted: true });
-  const main = extra.filter((s) => s.menu?.group === 'main').map(link);
   // Administration screens follow Users and Roles, at the end of the menu.
   const administration = extra.filter((s) => s.menu?.group === 'administration').map(link);
   const menu = MENU.map((entry) =>
-    isGroup(entry) ? { ...entry, items: [...entry.items, ...extra.filter((s) => s.menu?.group === entry.id).map(link)] } : entry,
+    isGroup(entry) ? { ...entry, items: placeAfter(entry.items, extra.filter((s) => s.menu?.group === entry.id), link) } : entry,
   );
+  // Main screens go after the entry they name, else before the first group.
   const firstGroup = menu.findIndex(isGroup);
-  return [...menu.slice(0, firstGroup), ...main, ...menu.slice(firstGroup), ...administration];
+  const top = menu.slice(0, firstGroup).filter((e): e is MenuLink => !isGroup(e));
+  const main = placeAfter(top, extra.filter((s) => s.menu?.group === 'main'), link);
+  return [...main, ...menu.slice(firstGroup), ...administration];
 }
