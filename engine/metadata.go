@@ -74,6 +74,34 @@ type Action struct {
 	Confirm string `yaml:"confirm" json:"confirm"` // translation key of a confirmation question
 	Success string `yaml:"success" json:"success"` // translation key of the success toast
 	Failure string `yaml:"failure" json:"failure"` // translation key of the fallback error toast
+	// Selection: the action acts on the rows chosen in the grid (a column
+	// of check boxes appears); the body's items are the chosen rows' Send
+	// fields (the key when none). One: exactly one row.
+	Selection bool     `yaml:"selection" json:"selection,omitempty"`
+	One       bool     `yaml:"one" json:"one,omitempty"`
+	Send      []string `yaml:"send" json:"send,omitempty"`
+	// Inputs are asked for in a dialog before the call and sent by name.
+	Inputs []*ActionInput `yaml:"inputs" json:"inputs,omitempty"`
+	// Link opens a screen for the chosen row instead of calling the API:
+	// a path under #/ whose {Field}s are the row's values (method and
+	// path are then not needed).
+	Link string `yaml:"link" json:"link,omitempty"`
+}
+
+// ActionInput is a value an action asks for before it calls the API.
+type ActionInput struct {
+	Name      string `yaml:"name" json:"name"`   // the body's key
+	Label     string `yaml:"label" json:"label"` // translation key
+	Type      string `yaml:"type" json:"type"`   // text, textarea or select
+	Required  bool   `yaml:"required" json:"required,omitempty"`
+	MaxLength int    `yaml:"maxLength" json:"maxLength,omitempty"`
+	// Default is the translation key of the text an input starts with.
+	Default string `yaml:"default" json:"default,omitempty"`
+	// Options (select): an API path answering a list; OptionValue and
+	// OptionLabel name the fields of each element that are sent and shown.
+	Options     string `yaml:"options" json:"options,omitempty"`
+	OptionValue string `yaml:"optionValue" json:"optionValue,omitempty"`
+	OptionLabel string `yaml:"optionLabel" json:"optionLabel,omitempty"`
 }
 
 // View describes one server-paged grid (see views.yaml for the documented schema).
@@ -691,9 +719,43 @@ func (sc *Screen) check(md *Metadata) []string {
 			p = append(p, fmt.Sprintf("tab %s: deleteRoute is an API path with {id}, starting with /, instead of delete", t.ID))
 		}
 		for _, a := range t.Actions {
-			if a == nil || a.ID == "" || !strings.HasPrefix(a.Path, "/") || (a.Method != "POST" && a.Method != "PUT" && a.Method != "DELETE") {
-				p = append(p, fmt.Sprintf("tab %s: an action needs id, method (POST, PUT or DELETE) and a path starting with /", t.ID))
+			p = append(p, checkAction(t, a, md)...)
+		}
+	}
+	return p
+}
+
+// checkAction reports what a tab's action lacks.
+func checkAction(t *Tab, a *Action, md *Metadata) []string {
+	var p []string
+	switch {
+	case a == nil || a.ID == "":
+		return []string{fmt.Sprintf("tab %s: an action needs an id", t.ID)}
+	case a.Link != "":
+		if !strings.HasPrefix(a.Link, "/") || !a.Selection || !a.One {
+			p = append(p, fmt.Sprintf("tab %s: action %s: a link is a path starting with / and opens one chosen row (selection: true, one: true)", t.ID, a.ID))
+		}
+	case !strings.HasPrefix(a.Path, "/") || (a.Method != "POST" && a.Method != "PUT" && a.Method != "DELETE"):
+		p = append(p, fmt.Sprintf("tab %s: action %s needs method (POST, PUT or DELETE) and a path starting with /", t.ID, a.ID))
+	}
+	if v := md.Views[t.View]; v != nil {
+		for _, f := range a.Send {
+			if v.column(f) == nil {
+				p = append(p, fmt.Sprintf("tab %s: action %s sends %s, which is not a column of %s", t.ID, a.ID, f, t.View))
 			}
+		}
+	}
+	if len(a.Send) > 0 && !a.Selection {
+		p = append(p, fmt.Sprintf("tab %s: action %s sends row fields but takes no selection", t.ID, a.ID))
+	}
+	for _, in := range a.Inputs {
+		switch {
+		case in == nil || in.Name == "" || in.Label == "":
+			p = append(p, fmt.Sprintf("tab %s: action %s: an input needs name and label", t.ID, a.ID))
+		case in.Type != "text" && in.Type != "textarea" && in.Type != "select":
+			p = append(p, fmt.Sprintf("tab %s: action %s: input %s: type is text, textarea or select", t.ID, a.ID, in.Name))
+		case in.Type == "select" && (!strings.HasPrefix(in.Options, "/") || in.OptionValue == "" || in.OptionLabel == ""):
+			p = append(p, fmt.Sprintf("tab %s: action %s: input %s: a select needs options (an API path), optionValue and optionLabel", t.ID, a.ID, in.Name))
 		}
 	}
 	return p

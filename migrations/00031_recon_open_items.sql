@@ -74,6 +74,19 @@ language sql stable as $$
 $$;
 -- +goose StatementEnd
 
+-- A record marked for investigation from the queue while it has no match:
+-- it shows as under investigation (runs still match it; once matched the
+-- mark no longer counts).
+create table recon_investigation (
+    level      smallint not null,
+    side       text not null check (side in ('left', 'right')),
+    record_id  bigint not null,
+    reason     text not null check (length(trim(reason)) between 1 and 1000),
+    created_by text not null,
+    created_on timestamptz not null default now(),
+    primary key (level, side, record_id)
+);
+
 create table recon_open_item (
     id         bigint generated always as identity primary key,
     level      smallint not null,
@@ -98,9 +111,11 @@ create index recon_open_item_currency_date on recon_open_item (currency, date);
 
 -- +goose StatementBegin
 -- Computes the rows of records of one side of a level from its canonical
--- source (all of its records when p_ids is null): their old rows go, and
--- each that is open gets its row. p_tasks: look their tasks up (a record
--- just written has none).
+-- source (all of its records when p_ids is null): each open one gets or
+-- keeps its row (updated in place: a row keeps its id while its record
+-- stays open, so the queue's order and a user's choice hold), the others'
+-- rows go. p_tasks: look their tasks up (a record just written has none;
+-- without it a kept row keeps its task).
 create function recon_open_put(p_level int, p_side text, p_ids bigint[], p_tasks boolean) returns void
 language plpgsql as $f$
 declare
@@ -110,20 +125,31 @@ begin
     if not found then
         return;
     end if;
-    if p_ids is null then
+    if p_ids is null then -- a level computed anew: no row to keep
         delete from recon_open_item where level = p_level and side = p_side;
-    else
-        delete from recon_open_item where level = p_level and side = p_side and record_id in (select unnest(p_ids));
     end if;
     execute format($q$
-        insert into recon_open_item (level, side, record_id, kind, ref, date, amount, currency, amount_usd, provider, status, match_id, due_on, task_id, assignee)
-        select $1, $2, s.id, $3, s.ref, s.date, s.amount, s.currency, round(s.amount * usd_rate(s.currency, s.date), 2), s.provider,
-               coalesce(m.status, 'unmatched'), m.id, recon_open_due($4, s.provider_key, s.date), t.task_id, t.assignee
-        from %1$I s %2$s
-        left join recon_match_live m on m.level = $1 and m.side = $2 and m.record_id = s.id
-        left join lateral (select * from recon_open_task($3, s.id) where $6) t on true
-        where s.counted and not s.manual and m.status is distinct from 'matched'
-        order by s.id $q$,
+        with open as (
+            insert into recon_open_item (level, side, record_id, kind, ref, date, amount, currency, amount_usd, provider, status, match_id, due_on, task_id, assignee)
+            select $1, $2, s.id, $3, s.ref, s.date, s.amount, s.currency, round(s.amount * usd_rate(s.currency, s.date), 2), s.provider,
+                   coalesce(m.status, case when i.record_id is not null then 'investigation' else 'unmatched' end), m.id,
+                   recon_open_due($4, s.provider_key, s.date), t.task_id, t.assignee
+            from %1$I s %2$s
+            left join recon_match_live m on m.level = $1 and m.side = $2 and m.record_id = s.id
+            left join recon_investigation i on i.level = $1 and i.side = $2 and i.record_id = s.id
+            left join lateral (select * from recon_open_task($3, s.id) where $6) t on true
+            where s.counted and not s.manual and m.status is distinct from 'matched'
+            order by s.id
+            on conflict (level, side, record_id) do update set
+                kind = excluded.kind, ref = excluded.ref, date = excluded.date, amount = excluded.amount, currency = excluded.currency,
+                amount_usd = excluded.amount_usd, provider = excluded.provider, status = excluded.status, match_id = excluded.match_id,
+                due_on = excluded.due_on,
+                task_id = case when $6 then excluded.task_id else recon_open_item.task_id end,
+                assignee = case when $6 then excluded.assignee else recon_open_item.assignee end
+            returning record_id)
+        delete from recon_open_item o
+        where $5 is not null and o.level = $1 and o.side = $2 and o.record_id in (select unnest($5))
+          and o.record_id not in (select record_id from open) $q$,
         case p_side when 'left' then l.left_source else l.right_source end,
         case when p_ids is not null then 'join (select distinct unnest($5) as id) k on k.id = s.id' else '' end)
     using p_level, p_side, case p_side when 'left' then l.left_kind else l.right_kind end, l.tolerance_type, p_ids, p_tasks;
@@ -385,6 +411,26 @@ create trigger recon_open_update after update on recon_match_member referencing 
     for each statement execute function recon_open_member_change();
 
 -- +goose StatementBegin
+-- A mark for investigation set or taken away.
+create function recon_open_investigation_apply() returns trigger language plpgsql as $f$
+declare
+    r record;
+begin
+    if tg_op = 'INSERT' then
+        for r in select level, side, array_agg(record_id order by record_id) as ids from new_rows group by level, side order by level, side loop
+            perform recon_open_put(r.level, r.side, r.ids, true);
+        end loop;
+    else
+        for r in select level, side, array_agg(record_id order by record_id) as ids from old_rows group by level, side order by level, side loop
+            perform recon_open_put(r.level, r.side, r.ids, true);
+        end loop;
+    end if;
+    return null;
+end
+$f$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
 -- Rates: the USD amounts of the items in a changed rate's currency from its
 -- day on (a rate serves its day and the days after it until the next one).
 create function recon_open_rate_apply() returns trigger language plpgsql as $f$
@@ -405,6 +451,11 @@ begin
 end
 $f$;
 -- +goose StatementEnd
+create trigger recon_open_insert after insert on recon_investigation referencing new table as new_rows
+    for each statement execute function recon_open_investigation_apply();
+create trigger recon_open_delete after delete on recon_investigation referencing old table as old_rows
+    for each statement execute function recon_open_investigation_apply();
+
 create trigger recon_open_insert after insert on currency_exchange_rate referencing new table as new_rows
     for each statement execute function recon_open_rate_apply();
 create trigger recon_open_update after update on currency_exchange_rate referencing old table as old_rows new table as new_rows
@@ -522,6 +573,7 @@ drop function recon_open_task_link_apply();
 drop function recon_open_task_put(text, bigint[]);
 drop function recon_open_sla_apply();
 drop function recon_open_rate_apply();
+drop function recon_open_investigation_apply();
 drop function recon_open_match_delete();
 drop function recon_open_member_change();
 drop function recon_open_match_change();
@@ -534,6 +586,7 @@ drop function recon_open_rebuild(int);
 drop function recon_open_sync(text, bigint[], boolean);
 drop function recon_open_put(int, text, bigint[], boolean);
 drop table recon_open_item;
+drop table recon_investigation;
 drop function recon_open_task(text, bigint);
 drop function recon_open_due(int, text, date);
 drop view recon_sla;

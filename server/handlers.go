@@ -74,7 +74,10 @@ func decode(c fiber.Ctx, v any) error {
 	if err := json.Unmarshal(body, v); err != nil {
 		var te *json.UnmarshalTypeError
 		var se *json.SyntaxError
+		var ee *engine.Error
 		switch {
+		case errors.As(err, &ee): // a type's own check (UnmarshalJSON) names its field
+			return ee
 		case errors.As(err, &te):
 			return engine.Invalid(te.Field, "%s has the wrong type (expected %s).", te.Field, te.Type.String()).With("request.type", "field", te.Field, "type", te.Type.String())
 		case errors.As(err, &se):

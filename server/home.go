@@ -32,6 +32,9 @@ func newHomeHandlers(d Deps) *homeHandlers {
 	}
 	h := &homeHandlers{home: home.New(d.Pool, levels, recent)}
 	h.home.Now = d.Now
+	if d.Recon != nil {
+		h.home.AgeBuckets = d.Recon.Definition().Ageing.Buckets
+	}
 	return h
 }
 

@@ -28,7 +28,7 @@ func TestHomeAPI(t *testing.T) {
 		{"home only: no figures", "clerk", "GET", "/api/home?month=2026-03", nil, 200, `"month":"2026-03"`, `"levels":[`},
 		{"home only: no tasks", "clerk", "GET", "/api/home", nil, 200, `"tasks":null`, `"tasks":{`},
 		{"reconcile and tasks", "lead", "GET", "/api/home?month=2026-03", nil, 200, `"tasks":{`, `"bank":{`},
-		{"reconcile: last runs", "lead", "GET", "/api/home?month=2026-03", nil, 200, `"lastRuns":[],"tasks"`, `"imports":[`},
+		{"reconcile: last runs", "lead", "GET", "/api/home?month=2026-03", nil, 200, `"lastRuns":[],"ageing":{"open":0,"overdue":0,"buckets":[{"from":0,"to":2,"count":0}`, `"imports":[`},
 		{"reconcile: trend", "lead", "GET", "/api/home?month=2026-03", nil, 200, `"unmatchedTrend":[{"date":"2026-03-01","levels":["0.00","0.00","0.00"]}`, `"oldestUnmatched":null`},
 		{"bad month", "admin", "GET", "/api/home?month=2026-13", nil, 400, `"field":"month"`, ""},
 		{"bad month code", "admin", "GET", "/api/home?month=soon", nil, 400, `"code":"home.badMonth"`, ""},

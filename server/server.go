@@ -84,12 +84,14 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 	grids.mount(api, ids.authenticate)
 	(&screenHandlers{rates: d.Rates}).mount(api, ids.authenticate)
 	(&importHandlers{imports: d.Imports, maxBytes: d.Config.UploadMaxBytes, slots: make(chan struct{}, uploadSlots)}).mount(api, ids.authenticate)
-	(&reconHandlers{recon: d.Recon, engine: d.Engine, grids: grids, dateFormat: ids.dateFormat}).mount(api, ids.authenticate)
 	taskService := tasks.New(d.Pool, d.Engine)
 	taskService.MayLink = func(ctx context.Context) bool { return engine.ActorFrom(ctx).Can(screenReconcile) }
 	taskService.Close = func(ctx context.Context, tx pgx.Tx, ticketID, taskID int64, reason string) (any, error) {
 		return d.Recon.CloseByAdjustment(ctx, tx, ticketID, taskID, reason)
 	}
+	// (before the levels' routes: open-items is no level)
+	(&queueHandlers{recon: d.Recon, tasks: taskService}).mount(api, ids.authenticate)
+	(&reconHandlers{recon: d.Recon, engine: d.Engine, grids: grids, dateFormat: ids.dateFormat}).mount(api, ids.authenticate)
 	(&taskHandlers{tasks: taskService, prefs: prefs.New(d.Pool, d.Config.PreferenceKeys, d.Config.PreferenceBytes), log: d.Log, dateFormat: ids.dateFormat}).mount(api, ids.authenticate)
 	(&reportHandlers{reports: reports.New(d.Pool, d.Config.PivotPeriods), log: d.Log}).mount(api, ids.authenticate)
 	newHomeHandlers(d).mount(api, ids.authenticate)

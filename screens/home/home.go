@@ -45,6 +45,9 @@ type Service struct {
 	// Imports lists the newest imports (imports.Service.Recent); nil leaves them out.
 	Imports func(ctx context.Context, n int) (any, error)
 	Now     func() time.Time
+	// AgeBuckets are the last days of the open items' age buckets but the
+	// last (recon.yaml ageing; recon.DefaultAgeBuckets when nil).
+	AgeBuckets []int
 
 	mu    sync.Mutex
 	cache map[string]cached
@@ -78,6 +81,7 @@ type Figures struct {
 	UnmatchedTrend  []TrendDay      `json:"unmatchedTrend"`  // screen 13
 	OldestUnmatched []Unmatched     `json:"oldestUnmatched"` // screen 13
 	LastRuns        []Run           `json:"lastRuns"`        // screen 13
+	Ageing          *Ageing         `json:"ageing"`          // screen 13
 	Tasks           *TaskFigures    `json:"tasks"`           // screen 14
 	Imports         any             `json:"imports"`         // screen 2
 	Bank            *BankFigures    `json:"bank"`            // screen 15
@@ -236,6 +240,10 @@ func (s *Service) compute(ctx context.Context, a *engine.Actor, month, now time.
 		}
 		parts = append(parts, func(ctx context.Context) (err error) {
 			f.LastRuns, err = s.lastRuns(ctx)
+			return err
+		})
+		parts = append(parts, func(ctx context.Context) (err error) {
+			f.Ageing, err = s.ageing(ctx, now)
 			return err
 		})
 	}

@@ -160,7 +160,18 @@ func (l *Level) toleranceType() int {
 type Definition struct {
 	Sides  map[string]*Side `yaml:"sides"`
 	Levels []*Level         `yaml:"levels"`
+	Ageing Ageing           `yaml:"ageing"`
 }
+
+// Ageing sorts open items by age for Home and the exception queue: Buckets
+// are the last day of each bucket but the last (2, 7, 30: 0-2, 3-7, 8-30
+// and over 30 days).
+type Ageing struct {
+	Buckets []int `yaml:"buckets"`
+}
+
+// DefaultAgeBuckets are the buckets when recon.yaml names none.
+var DefaultAgeBuckets = []int{2, 7, 30}
 
 var (
 	identifier = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
@@ -214,6 +225,15 @@ func (d *Definition) check() []string {
 	}
 	if len(d.Levels) == 0 {
 		bad("no levels declared")
+	}
+	if len(d.Ageing.Buckets) == 0 {
+		d.Ageing.Buckets = DefaultAgeBuckets
+	}
+	for i, b := range d.Ageing.Buckets {
+		if b < 0 || b > 3650 || i > 0 && b <= d.Ageing.Buckets[i-1] {
+			bad("ageing: buckets must be rising whole numbers of days from 0 to 3650, got %v", d.Ageing.Buckets)
+			break
+		}
 	}
 	seen := map[string]bool{}
 	for i, l := range d.Levels {

@@ -35,12 +35,27 @@ func (s *Service) WriteOff(ctx context.Context, l *Level, side string, ids []int
 	if len(reason) > 1000 {
 		return nil, engine.Invalid("reason", "The reason must be at most 1000 characters.").With("recon.reasonTooLong")
 	}
-	actor := engine.ActorFrom(ctx)
 	var out *Match
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := lockLevel(ctx, tx, l, 5*time.Second); err != nil {
 			return err
 		}
+		var err error
+		out, err = s.writeOff(ctx, tx, l, side, ids, reason)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("write off at %s: %w", l.Slug, s.nameBusyRun(ctx, l, err))
+	}
+	return out, nil
+}
+
+// writeOff writes records of one side of a level off in tx, which holds
+// the level's lock: the checks of WriteOff past its arguments' form.
+func (s *Service) writeOff(ctx context.Context, tx pgx.Tx, l *Level, side string, ids []int64, reason string) (*Match, error) {
+	actor := engine.ActorFrom(ctx)
+	var out *Match
+	err := func() error {
 		src := l.side(side)
 		if err := checkExist(ctx, tx, src, ids, "ids"); err != nil {
 			return err
@@ -104,11 +119,8 @@ func (s *Service) WriteOff(ctx context.Context, l *Level, side string, ids []int
 			out.RightIDs = slices.Clone(ids)
 		}
 		return engine.Audit(ctx, tx, engine.AuditEntry{Action: "recon.writeoff", Entity: "recon_match", EntityID: fmt.Sprint(out.ID), After: out})
-	})
-	if err != nil {
-		return nil, fmt.Errorf("write off at %s: %w", l.Slug, s.nameBusyRun(ctx, l, err))
-	}
-	return out, nil
+	}()
+	return out, err
 }
 
 // exceeds tells whether the amount is above the limit (both numeric text

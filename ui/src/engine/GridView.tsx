@@ -7,7 +7,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent, type ReactNode } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
-import { DataGrid, type Column, type RowsChangeData, type SortColumn } from 'react-data-grid';
+import { DataGrid, SelectColumn, type Column, type RowsChangeData, type SortColumn } from 'react-data-grid';
 import 'react-data-grid/lib/styles.css';
 import { Button } from 'primereact/button';
 import { SplitButton } from 'primereact/splitbutton';
@@ -25,6 +25,7 @@ import { useViewMeta } from './useMeta';
 import { CellEditor, EDIT_TEXT, type EditedRow } from './grid/CellEditor';
 import { ColumnFilter } from './grid/ColumnFilter';
 import { useReportGrid, type ReportGridProps } from './grid/reportGrid';
+import { ActionDialog, actionBody, answerValues, linkFor, selectionProblem } from './grid/rowActions';
 import type { ActionMeta, ColumnMeta, ExportFormat, FilterCondition, Row, ViewMeta } from './types';
 import './engine.css';
 
@@ -98,9 +99,13 @@ export function linkedConditions(view: ViewMeta, linked: Record<string, string> 
       out.push({ field, op: 'isEmpty' });
       continue;
     }
-    const range = /^(.+)\.\.(.+)$/.exec(value);
-    if (range && ['date', 'datetime', 'int', 'decimal'].includes(column.type)) {
-      out.push({ field, op: 'between', value: [range[1]!, range[2]!].map((v) => (column.type === 'int' ? Number(v) : v)) });
+    // from..to (both ends included), from.. (from on) or ..to (up to to)
+    const range = /^(.*)\.\.(.*)$/.exec(value);
+    if (range && (range[1] || range[2]) && ['date', 'datetime', 'int', 'decimal'].includes(column.type)) {
+      const [from, to] = [range[1]!, range[2]!].map((v) => (column.type === 'int' && v !== '' ? Number(v) : v));
+      if (from === '') out.push({ field, op: 'lte', value: to });
+      else if (to === '') out.push({ field, op: 'gte', value: from });
+      else out.push({ field, op: 'between', value: [from, to] });
       continue;
     }
     const numeric = column.type === 'int' && /^-?\d+$/.test(value);
@@ -112,6 +117,7 @@ export function linkedConditions(view: ViewMeta, linked: Record<string, string> 
 /** A linked condition on the chip: "Booked Date = 2026-01-01 – 2026-01-31", "Actor Is empty". */
 function linkedLabel(c: FilterCondition, columnLabel: string, isEmptyText: string): string {
   if (c.op === 'isEmpty') return `${columnLabel} ${isEmptyText}`;
+  if (c.op === 'gte' || c.op === 'lte') return `${columnLabel} ${c.op === 'gte' ? '≥' : '≤'} ${String(c.value)}`;
   return `${columnLabel} = ${Array.isArray(c.value) ? c.value.join(' – ') : String(c.value)}`;
 }
 
@@ -131,6 +137,12 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
   const [pendingDelete, setPendingDelete] = useState<Row | null>(null);
   const [pendingAction, setPendingAction] = useState<ActionMeta | null>(null);
   const [busyAction, setBusyAction] = useState<string | null>(null);
+  // Rows chosen with the check boxes (actions with selection: true), by key: this page's only.
+  const selectable = !!actions?.some((a) => a.selection);
+  const [chosenKeys, setChosenKeys] = useState<ReadonlySet<string>>(() => new Set());
+  const [askAction, setAskAction] = useState<ActionMeta | null>(null);
+  useEffect(() => setChosenKeys(new Set()), [grid.rows]);
+  const chosenRows = useMemo(() => grid.rows.filter((r) => chosenKeys.has(String(r[view.key]))), [grid.rows, chosenKeys, view.key]);
 
   const visible = useMemo(() => view.columns.filter((c) => !c.hidden), [view]);
   const label = useCallback((c: ColumnMeta) => t(c.label, { defaultValue: c.field }), [t]);
@@ -257,8 +269,8 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
         editorOptions: { commitOnOutsideClick: true },
       };
     });
-    return [...iconColumns, ...reportGrid.columns, ...dataColumns];
-  }, [visible, label, grid.filters, t, openFilter, ctx, locale, enumLabel, editRoute, deleteForm, deleteRoute, navigate, view.key, reportGrid.columns]);
+    return [...(selectable ? [SelectColumn as Column<Row>] : []), ...iconColumns, ...reportGrid.columns, ...dataColumns];
+  }, [visible, label, grid.filters, t, openFilter, ctx, locale, enumLabel, editRoute, deleteForm, deleteRoute, navigate, view.key, reportGrid.columns, selectable]);
 
   // ---- inline edit --------------------------------------------------------------------------
   const onRowsChange = useCallback(
@@ -301,16 +313,17 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
   );
 
   // ---- toolbar actions ----------------------------------------------------------------------
-  const runAction = async (action: ActionMeta) => {
+  const runAction = async (action: ActionMeta, inputs: Record<string, unknown> = {}) => {
     setBusyAction(action.id);
     try {
-      const answer = await engineApi.action(action.method, action.path);
+      const answer = await engineApi.action(action.method, action.path, actionBody(action, chosenRows, view.key, inputs));
       // A background job that outlasted the request: it goes on, say so.
       if (answer && typeof answer === 'object' && (answer as { running?: unknown }).running === true) {
         toast.info(t('grid.actionRunning'));
       } else {
-        toast.success(t(action.success));
+        toast.success(t(action.success, answerValues(answer, chosenRows.length)));
       }
+      setAskAction(null);
       grid.refresh();
     } catch (err) {
       const message = err instanceof Error && err.message && err.message !== GENERIC_ERROR ? err.message : t(action.failure);
@@ -394,11 +407,23 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
               icon={`pi ${action.icon}`}
               label={t(action.label)}
               loading={busyAction === action.id}
-              disabled={busyAction !== null}
+              disabled={busyAction !== null || selectionProblem(action, chosenRows.length) !== null}
+              tooltip={selectionProblem(action, chosenRows.length) ? t(selectionProblem(action, chosenRows.length) ?? '') : undefined}
+              tooltipOptions={{ showOnDisabled: true, position: 'bottom' }}
               data-testid={`grid-action-${action.id}`}
-              onClick={() => (action.confirm ? setPendingAction(action) : void runAction(action))}
+              onClick={() => {
+                if (action.link) navigate(linkFor(action.link, chosenRows[0] ?? {}));
+                else if (action.inputs?.length || (action.selection && action.confirm)) setAskAction(action);
+                else if (action.confirm) setPendingAction(action);
+                else void runAction(action);
+              }}
             />
           ))}
+          {selectable && chosenRows.length > 0 && (
+            <span className="grid-chosen" data-testid="grid-chosen">
+              {t('grid.chosen', { count: chosenRows.length })}
+            </span>
+          )}
           {(addForm || addRoute) && (
             <Button
               type="button"
@@ -484,6 +509,8 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
         onSortColumnsChange={onSortColumnsChange}
         onRowsChange={onRowsChange}
         {...reportGrid.gridProps}
+        selectedRows={selectable ? chosenKeys : undefined}
+        onSelectedRowsChange={selectable ? (keys) => setChosenKeys(new Set([...keys].map(String))) : undefined}
         aria-label={title ?? t('money.gridLabel')}
         // Every row of the view (the header row included), not only this page's.
         aria-rowcount={grid.totalCount + 1}
@@ -562,6 +589,16 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
         rejectLabel={t('common.no')}
         accept={() => {
           if (pendingAction) void runAction(pendingAction);
+        }}
+      />
+
+      <ActionDialog
+        action={askAction}
+        chosen={chosenRows.length}
+        busy={askAction !== null && busyAction === askAction.id}
+        onCancel={() => setAskAction(null)}
+        onSubmit={(values) => {
+          if (askAction) void runAction(askAction, values);
         }}
       />
 

@@ -42,19 +42,19 @@ export const engineApi = {
   create: (resource: string, record: Row) => api.post<Row>(`/${resource}`, record),
   remove: (resource: string, key: unknown) => api.delete<unknown>(`/${resource}/${enc(String(key))}`),
   lookup: <T>(path: string) => api.get<T[]>(path),
-  action: (method: string, path: string) => apiAction(method, path),
+  action: (method: string, path: string, body: object = {}) => apiAction(method, path, body),
 };
 
-function apiAction(method: string, path: string): Promise<unknown> {
+function apiAction(method: string, path: string, body: object): Promise<unknown> {
   switch (method.toUpperCase()) {
     case 'GET':
       return api.get(path);
     case 'PUT':
-      return api.put(path, {});
+      return api.put(path, body);
     case 'DELETE':
       return api.delete(path);
     default:
-      return api.post(path, {});
+      return api.post(path, body);
   }
 }
 

@@ -24,4 +24,13 @@ describe('links into a grid', () => {
     ]);
     expect(linkedConditions(view, { Actor: 'a..b' })).toEqual([{ field: 'Actor', op: 'equals', value: 'a..b' }]);
   });
+
+  it('reads ranges open at one end: from.. and ..to', () => {
+    expect(linkedConditions(view, { Id: '31..', BookedDate: '..2026-01-31' })).toEqual([
+      { field: 'Id', op: 'gte', value: 31 },
+      { field: 'BookedDate', op: 'lte', value: '2026-01-31' },
+    ]);
+    // ".." alone names no range
+    expect(linkedConditions(view, { Id: '..' })).toEqual([{ field: 'Id', op: 'equals', value: '..' }]);
+  });
 });

@@ -97,6 +97,29 @@ export interface ActionMeta {
   confirm?: string;
   success: string;
   failure: string;
+  /** Acts on the rows chosen with the grid's check boxes; one: exactly one of them. */
+  selection?: boolean;
+  one?: boolean;
+  /** The fields of each chosen row sent as items (the key when none). */
+  send?: string[];
+  /** Values asked for in a dialog before the call, sent by name. */
+  inputs?: ActionInputMeta[];
+  /** Opens this path (its {Field}s the chosen row's values) instead of calling the API. */
+  link?: string;
+}
+
+export interface ActionInputMeta {
+  name: string;
+  label: string;
+  type: 'text' | 'textarea' | 'select';
+  required?: boolean;
+  maxLength?: number;
+  /** Translation key of the text the input starts with. */
+  default?: string;
+  /** select: an API path answering a list, and the fields of its elements sent and shown. */
+  options?: string;
+  optionValue?: string;
+  optionLabel?: string;
 }
 
 export interface TabMeta {

@@ -62,6 +62,12 @@ function initialFilters(search: URLSearchParams): { filters: DashboardFilters; s
   return { filters: base, saved: base === saved, tab: null };
 }
 
+/** The chain a link asks to open (?chain=<kind>:<id>, as the exception queue's rows link), or null. */
+export function linkedChain(search: URLSearchParams): ChainStart | null {
+  const m = /^([a-z][a-z_]*):(\d+)$/.exec(search.get('chain') ?? '');
+  return m ? { kind: m[1] ?? '', id: Number(m[2]) } : null;
+}
+
 /** The fields that name a record to people, for the undo question; else its id. */
 const REFERENCE_FIELDS = ['TicketNumber', 'ClientUniqueID', 'PayoutID', 'BankAccount'];
 
@@ -107,7 +113,7 @@ export default function BankSettlementScreen() {
   const [details, setDetails] = useState<{ level: LevelDef; row: Row } | null>(null);
   const [undo, setUndo] = useState<UndoTarget | null>(null);
   const [task, setTask] = useState<TaskLinks | null>(null);
-  const [chain, setChain] = useState<ChainStart | null>(null);
+  const [chain, setChain] = useState<ChainStart | null>(() => linkedChain(search));
   const [undone, setUndone] = useState(0);
   const menu = useRef<ContextMenu>(null);
   const [menuItems, setMenuItems] = useState<MenuItem[]>([]);
@@ -135,6 +141,8 @@ export default function BankSettlementScreen() {
     setFilterError(null);
     setFiltersOpen(!next.saved);
     if (next.tab !== null) setTab(next.tab);
+    const linked = linkedChain(new URLSearchParams(searchText));
+    if (linked) setChain(linked);
   }, [searchText]);
 
   const reloadLevel = useCallback((slug: string) => setReload((r) => ({ ...r, [slug]: (r[slug] ?? 0) + 1 })), []);

@@ -22,7 +22,7 @@ import { extractionLogLink } from '../data-import/importFormat';
 import type { ImportFile } from '../../api/imports';
 import { formatAmount } from '../reports/pivot';
 import { runErrorText } from '../bank-settlement/recon';
-import { bankLink, currentMonth, reconcileLink, tabOf, ticketFilter, REPORTS_PATH, TASKS_PATH, IMPORTS_PATH, type HomeFigures, type LevelFigures } from './home';
+import { bankLink, currentMonth, openItemsLink, reconcileLink, tabOf, ticketFilter, OPEN_ITEMS_PATH, REPORTS_PATH, TASKS_PATH, IMPORTS_PATH, type HomeFigures, type LevelFigures } from './home';
 import './home.css';
 
 const TrendChart = lazy(() => import('./UnmatchedTrendChart'));
@@ -184,6 +184,32 @@ export default function HomeScreen() {
                   </div>
                 );
               })}
+            </Card>
+          )}
+
+          {f.ageing && (
+            <Card title={t('home.ageing.title')} link={OPEN_ITEMS_PATH} linkLabel={t('home.openQueue')} testId="home-ageing">
+              <p className="home-big" data-testid="home-ageing-open">
+                {count.format(f.ageing.open)} <span className="muted">{t('home.ageing.open')}</span>
+              </p>
+              <ul className="home-list" data-testid="home-ageing-buckets">
+                {f.ageing.buckets.map((b) => (
+                  <li key={b.from}>
+                    <Link to={openItemsLink(b)}>
+                      {b.to === null ? t('home.ageing.over', { days: b.from - 1 }) : t('home.ageing.bucket', { from: b.from, to: b.to })}
+                    </Link>
+                    <span className="home-num">{count.format(b.count)}</span>
+                  </li>
+                ))}
+                <li>
+                  <Link to={openItemsLink('overdue')} className={f.ageing.overdue > 0 ? 'home-overdue' : undefined}>
+                    {t('home.ageing.overdue')}
+                  </Link>
+                  <span className="home-num" data-testid="home-ageing-overdue">
+                    {count.format(f.ageing.overdue)}
+                  </span>
+                </li>
+              </ul>
             </Card>
           )}
 

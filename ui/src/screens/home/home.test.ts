@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bankLink, currentMonth, reconcileLink, tabOf, ticketFilter } from './home';
+import { bankLink, currentMonth, openItemsLink, reconcileLink, tabOf, ticketFilter } from './home';
 
 describe('home links', () => {
   it('names this month', () => {
@@ -26,5 +26,14 @@ describe('home links', () => {
   it("opens an actor's bookings of the month", () => {
     const q = new URLSearchParams(bankLink(null, '2026-03-01', '2026-03-31').split('?')[1]);
     expect(Object.fromEntries(q)).toEqual({ tab: 'bankFiles', BookedDate: '2026-03-01..2026-03-31', DistRvnSettle: 'Yes', AffectsBalance: 'Yes', Actor: '' });
+  });
+});
+
+describe('openItemsLink', () => {
+  it('opens the queue on an age bucket, open below for the first and above for the last, or on what is past its SLA', () => {
+    expect(openItemsLink({ from: 0, to: 2 })).toBe('/dashboard/screens/open-items?tab=openItems&AgeDays=..2');
+    expect(openItemsLink({ from: 3, to: 7 })).toBe('/dashboard/screens/open-items?tab=openItems&AgeDays=3..7');
+    expect(openItemsLink({ from: 31, to: null })).toBe('/dashboard/screens/open-items?tab=openItems&AgeDays=31..');
+    expect(openItemsLink('overdue')).toBe('/dashboard/screens/open-items?tab=openItems&OverdueDays=1..');
   });
 });

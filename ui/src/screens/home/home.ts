@@ -52,12 +52,27 @@ export interface HomeFigures {
   tasks?: { open: number; byStatus: { status: number; count: number }[]; byAssignee: { userId: number | null; name: string; count: number }[] } | null;
   imports?: ImportFile[] | null;
   bank?: { in: string; out: string; byActor: { actor: string | null; in: string; out: string }[] } | null;
+  /** How old the open items of every level are today (not a figure of the month). */
+  ageing?: { open: number; overdue: number; buckets: { from: number; to: number | null; count: number }[] } | null;
 }
 
 export const RECONCILE_PATH = '/dashboard/bank-settlement';
 export const TASKS_PATH = '/dashboard/tasks';
 export const IMPORTS_PATH = '/dashboard/financialdocument';
 export const REPORTS_PATH = '/dashboard/reports';
+export const OPEN_ITEMS_PATH = '/dashboard/screens/open-items';
+
+/**
+ * The exception queue showing the open items of an age bucket (from..to days, to null: from
+ * days and older; the first bucket from no lower end, so items dated ahead are in it), or those
+ * past their SLA.
+ */
+export function openItemsLink(bucket: { from: number; to: number | null } | 'overdue'): string {
+  const q = new URLSearchParams({ tab: 'openItems' });
+  if (bucket === 'overdue') q.set('OverdueDays', '1..');
+  else q.set('AgeDays', `${bucket.from === 0 ? '' : bucket.from}..${bucket.to ?? ''}`);
+  return `${OPEN_ITEMS_PATH}?${q.toString()}`;
+}
 
 /** This month as YYYY-MM (the month input's value). */
 export function currentMonth(today: Date = new Date()): string {
