@@ -87,6 +87,18 @@ create table recon_investigation (
     primary key (level, side, record_id)
 );
 
+-- An open item given to its provider's owner once it was past its SLA
+-- (tasks.EscalateOverdue): never twice, whatever happens to the task.
+create table recon_escalation (
+    level        smallint not null,
+    side         text not null check (side in ('left', 'right')),
+    record_id    bigint not null,
+    task_id      bigint not null,
+    due_on       date not null,
+    escalated_on timestamptz not null default now(),
+    primary key (level, side, record_id)
+);
+
 create table recon_open_item (
     id         bigint generated always as identity primary key,
     level      smallint not null,
@@ -587,6 +599,7 @@ drop function recon_open_sync(text, bigint[], boolean);
 drop function recon_open_put(int, text, bigint[], boolean);
 drop table recon_open_item;
 drop table recon_investigation;
+drop table recon_escalation;
 drop function recon_open_task(text, bigint);
 drop function recon_open_due(int, text, date);
 drop view recon_sla;

@@ -29,6 +29,7 @@ import (
 	"ledgerdesk/screens/imports"
 	"ledgerdesk/screens/rates"
 	"ledgerdesk/screens/recon"
+	"ledgerdesk/screens/tasks"
 	"ledgerdesk/ui"
 )
 
@@ -278,6 +279,9 @@ func stopWithParent(ctx context.Context, stop context.CancelFunc, log *slog.Logg
 	}
 }
 
+// EscalateEvery is how often open items past their SLA are escalated.
+const EscalateEvery = 15 * time.Minute
+
 // RateSyncWait is how long a sync request waits for its job before it
 // answers 202 (the job goes on).
 const RateSyncWait = 30 * time.Second
@@ -293,7 +297,12 @@ func startQueue(ctx context.Context, pool *pgxpool.Pool, importer *imports.Servi
 	river.AddWorker(workers, &imports.ReprocessWorker{Pool: pool, Log: log})
 	river.AddWorker(workers, &rates.SyncWorker{Syncer: syncer})
 	river.AddWorker(workers, &recon.AutoWorker{Service: reconciler})
+	river.AddWorker(workers, &tasks.EscalateWorker{Service: tasks.New(pool, nil)})
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
+		// Open items past their SLA go to their owners within the hour
+		// (one node runs each due job: river's leader schedules it).
+		PeriodicJobs: []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(EscalateEvery),
+			func() (river.JobArgs, *river.InsertOpts) { return tasks.EscalateArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})},
 		// Rate syncs have their own queue: a long import never holds one up.
 		// Auto reconcile has its own queue too; one run of each level at a time
 		// is enforced by recon_run, so two workers let two levels run at once.

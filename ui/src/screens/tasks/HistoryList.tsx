@@ -14,6 +14,7 @@ const HISTORY_KEYS: Record<string, string> = {
   'task.links': 'links',
   'task.adjust': 'adjust',
   'task.adjust.delete': 'adjustDelete',
+  'task.escalate': 'escalate',
 };
 
 const AT_COLUMN: ColumnMeta = { field: 'at', type: 'datetime', label: '', sortable: false, ops: [] };
@@ -25,7 +26,7 @@ const DATE_COLUMN: ColumnMeta = { field: 'date', type: 'date', label: '', sortab
  */
 const FIELD_ORDER = [
   'taskName', 'isStatus', 'assignedToId', 'priority', 'ticketIds', 'transactionIds',
-  'clientUniqueId', 'date', 'amount', 'currency', 'transactionType', 'paymentMethod', 'acquiringBank', 'remarks',
+  'clientUniqueId', 'date', 'amount', 'currency', 'transactionType', 'paymentMethod', 'acquiringBank', 'remarks', 'reason',
 ];
 /** Said by the entry itself: an adjustment is always manual, made by the entry's actor, and known by its ticket number. */
 const UNSAID = new Set(['isManualAdjust', 'createdBy', 'transactionId']);
