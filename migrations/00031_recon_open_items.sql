@@ -48,17 +48,10 @@ create view recon_sla as
     from config_setting
     order by transaction_type, lower(coalesce(nullif(provider_actor, ''), provider_name)), id;
 
--- +goose StatementBegin
--- The day an item's SLA runs out: its date plus the SLA days of its
--- provider at its level; a record with no provider (a ticket) takes the
--- level's strictest SLA. Null: no SLA applies.
-create function recon_open_due(p_type int, p_provider_key text, p_date date) returns date
-language sql stable as $$
-    select p_date + case when p_provider_key is null
-                         then (select min(s.sla_days) from recon_sla s where s.tolerance_type = p_type)
-                         else (select s.sla_days from recon_sla s where s.tolerance_type = p_type and s.provider_key = p_provider_key) end
-$$;
--- +goose StatementEnd
+
+-- The day an item's SLA runs out (due_on) is its date plus the SLA days of
+-- its provider at its level; a record with no provider (a ticket) takes
+-- the level's strictest SLA; none: no SLA applies.
 
 -- +goose StatementBegin
 -- The task following a record up: the latest one not complete that links
@@ -126,15 +119,32 @@ create index recon_open_item_currency_date on recon_open_item (currency, date);
 -- source (all of its records when p_ids is null): each open one gets or
 -- keeps its row (updated in place: a row keeps its id while its record
 -- stays open, so the queue's order and a user's choice hold), the others'
--- rows go. p_tasks: look their tasks up (a record just written has none;
--- without it a kept row keeps its task).
-create function recon_open_put(p_level int, p_side text, p_ids bigint[], p_tasks boolean) returns void
+-- rows go. p_new: the records were just written (an import): none has a
+-- match, a mark or a task yet, so they are only added. The SLA and the
+-- rate are joined, not looked up row by row (a million imported rows).
+create function recon_open_put(p_level int, p_side text, p_ids bigint[], p_new boolean) returns void
 language plpgsql as $f$
 declare
     l recon_level;
+    cols constant text := 'level, side, record_id, kind, ref, date, amount, currency, amount_usd, provider, status, match_id, due_on, task_id, assignee';
+    due constant text := 's.date + case when s.provider_key is null then smin.days else sla.sla_days end';
+    sla constant text := 'left join recon_sla sla on sla.tolerance_type = $4 and sla.provider_key = s.provider_key
+        cross join (select min(sla_days) as days from recon_sla where tolerance_type = $4) smin';
 begin
     select * into l from recon_level where number = p_level;
     if not found then
+        return;
+    end if;
+    if p_new then
+        execute format($q$
+            insert into recon_open_item (%3$s)
+            select $1, $2, s.id, $3, s.ref, s.date, s.amount, s.currency, round(s.amount * usd_rate(s.currency, s.date), 2), s.provider,
+                   'unmatched', null, %4$s, null, null
+            from %1$I s join (select distinct unnest($5) as id) k on k.id = s.id %2$s
+            where s.counted and not s.manual
+            order by s.id $q$,
+            case p_side when 'left' then l.left_source else l.right_source end, sla, cols, due)
+        using p_level, p_side, case p_side when 'left' then l.left_kind else l.right_kind end, l.tolerance_type, p_ids;
         return;
     end if;
     if p_ids is null then -- a level computed anew: no row to keep
@@ -142,36 +152,36 @@ begin
     end if;
     execute format($q$
         with open as (
-            insert into recon_open_item (level, side, record_id, kind, ref, date, amount, currency, amount_usd, provider, status, match_id, due_on, task_id, assignee)
+            insert into recon_open_item (%4$s)
             select $1, $2, s.id, $3, s.ref, s.date, s.amount, s.currency, round(s.amount * usd_rate(s.currency, s.date), 2), s.provider,
                    coalesce(m.status, case when i.record_id is not null then 'investigation' else 'unmatched' end), m.id,
-                   recon_open_due($4, s.provider_key, s.date), t.task_id, t.assignee
-            from %1$I s %2$s
+                   %5$s, t.task_id, t.assignee
+            from %1$I s %2$s %3$s
             left join recon_match_live m on m.level = $1 and m.side = $2 and m.record_id = s.id
             left join recon_investigation i on i.level = $1 and i.side = $2 and i.record_id = s.id
-            left join lateral (select * from recon_open_task($3, s.id) where $6) t on true
+            left join lateral recon_open_task($3, s.id) t on true
             where s.counted and not s.manual and m.status is distinct from 'matched'
             order by s.id
             on conflict (level, side, record_id) do update set
                 kind = excluded.kind, ref = excluded.ref, date = excluded.date, amount = excluded.amount, currency = excluded.currency,
                 amount_usd = excluded.amount_usd, provider = excluded.provider, status = excluded.status, match_id = excluded.match_id,
-                due_on = excluded.due_on,
-                task_id = case when $6 then excluded.task_id else recon_open_item.task_id end,
-                assignee = case when $6 then excluded.assignee else recon_open_item.assignee end
+                due_on = excluded.due_on, task_id = excluded.task_id, assignee = excluded.assignee
             returning record_id)
         delete from recon_open_item o
         where $5 is not null and o.level = $1 and o.side = $2 and o.record_id in (select unnest($5))
           and o.record_id not in (select record_id from open) $q$,
         case p_side when 'left' then l.left_source else l.right_source end,
-        case when p_ids is not null then 'join (select distinct unnest($5) as id) k on k.id = s.id' else '' end)
-    using p_level, p_side, case p_side when 'left' then l.left_kind else l.right_kind end, l.tolerance_type, p_ids, p_tasks;
+        case when p_ids is not null then 'join (select distinct unnest($5) as id) k on k.id = s.id' else '' end,
+        sla, cols, due)
+    using p_level, p_side, case p_side when 'left' then l.left_kind else l.right_kind end, l.tolerance_type, p_ids;
 end
 $f$;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
--- Computes the rows of records of a source at every level and side reading it.
-create function recon_open_sync(p_source text, p_ids bigint[], p_tasks boolean) returns void
+-- Computes the rows of records of a source at every level and side reading
+-- it (p_new: records just inserted).
+create function recon_open_sync(p_source text, p_ids bigint[], p_new boolean) returns void
 language plpgsql as $f$
 declare
     l recon_level;
@@ -181,10 +191,10 @@ begin
     end if;
     for l in select * from recon_level where left_source = p_source or right_source = p_source order by number loop
         if l.left_source = p_source then
-            perform recon_open_put(l.number, 'left', p_ids, p_tasks);
+            perform recon_open_put(l.number, 'left', p_ids, p_new);
         end if;
         if l.right_source = p_source then
-            perform recon_open_put(l.number, 'right', p_ids, p_tasks);
+            perform recon_open_put(l.number, 'right', p_ids, p_new);
         end if;
     end loop;
 end
@@ -200,8 +210,8 @@ begin
     delete from recon_open_item where p_level is null or level = p_level
         or level not in (select number from recon_level);
     for l in select * from recon_level where p_level is null or number = p_level order by number loop
-        perform recon_open_put(l.number, 'left', null, true);
-        perform recon_open_put(l.number, 'right', null, true);
+        perform recon_open_put(l.number, 'left', null, false);
+        perform recon_open_put(l.number, 'right', null, false);
     end loop;
 end
 $f$;
@@ -220,7 +230,7 @@ begin
         select array_agg(id order by id) into ids from new_rows;
     end if;
     foreach src in array tg_argv loop
-        perform recon_open_sync(src, ids, tg_op = 'UPDATE');
+        perform recon_open_sync(src, ids, tg_op = 'INSERT');
     end loop;
     return null;
 end
@@ -284,7 +294,7 @@ declare
 begin
     if tg_op = 'INSERT' then
         select array_agg(id order by id) into ids from new_rows;
-        perform recon_open_sync('recon_side_payout', ids, false);
+        perform recon_open_sync('recon_side_payout', ids, true);
         select array_agg(distinct lower(n.provider_actor)) into keys from new_rows n
         where not exists (select 1 from payout p where lower(p.provider_actor) = lower(n.provider_actor)
                             and p.id not in (select id from new_rows));
@@ -297,7 +307,7 @@ begin
     if keys is not null then
         select array_agg(b.id order by b.id) into ids from bank_booking b
         where lower(coalesce(nullif(b.manual_provider, ''), b.provider)) = any(keys);
-        perform recon_open_sync('recon_side_bank', ids, true);
+        perform recon_open_sync('recon_side_bank', ids, false);
     end if;
     return null;
 end
@@ -364,7 +374,7 @@ begin
             select mm.level, mm.side, mm.record_id from recon_match_member mm join changed c on c.id = mm.match_id)
         select level, side, array_agg(record_id order by record_id) as ids from recs group by level, side order by level, side
     loop
-        perform recon_open_put(r.level, r.side, r.ids, true);
+        perform recon_open_put(r.level, r.side, r.ids, false);
     end loop;
     return null;
 end
@@ -382,7 +392,7 @@ begin
         where n.live is distinct from o.live
         group by n.level, n.side order by n.level, n.side
     loop
-        perform recon_open_put(r.level, r.side, r.ids, true);
+        perform recon_open_put(r.level, r.side, r.ids, false);
     end loop;
     return null;
 end
@@ -402,7 +412,7 @@ begin
             select level, 'right', right_id from old_rows where right_id is not null)
         select level, side, array_agg(record_id order by record_id) as ids from recs group by level, side order by level, side
     loop
-        perform recon_open_put(r.level, r.side, r.ids, true);
+        perform recon_open_put(r.level, r.side, r.ids, false);
     end loop;
     return null;
 end
@@ -430,11 +440,11 @@ declare
 begin
     if tg_op = 'INSERT' then
         for r in select level, side, array_agg(record_id order by record_id) as ids from new_rows group by level, side order by level, side loop
-            perform recon_open_put(r.level, r.side, r.ids, true);
+            perform recon_open_put(r.level, r.side, r.ids, false);
         end loop;
     else
         for r in select level, side, array_agg(record_id order by record_id) as ids from old_rows group by level, side order by level, side loop
-            perform recon_open_put(r.level, r.side, r.ids, true);
+            perform recon_open_put(r.level, r.side, r.ids, false);
         end loop;
     end if;
     return null;
@@ -479,9 +489,16 @@ create trigger recon_open_delete after delete on currency_exchange_rate referenc
 -- SLA settings: the due dates of the levels whose settings changed.
 create function recon_open_sla_apply() returns trigger language plpgsql as $f$
 begin
-    update recon_open_item o set due_on = recon_open_due(l.tolerance_type, lower(o.provider), o.date)
-    from recon_level l
-    where l.number = o.level and o.due_on is distinct from recon_open_due(l.tolerance_type, lower(o.provider), o.date);
+    -- an item's SLA is its provider's at its level; a record with no
+    -- provider (a ticket) takes the level's strictest
+    update recon_open_item o set due_on = x.due
+    from (select i.id, i.date + case when i.provider is null then smin.days else sla.sla_days end as due
+          from recon_open_item i
+          join recon_level l on l.number = i.level
+          left join recon_sla sla on sla.tolerance_type = l.tolerance_type and sla.provider_key = lower(i.provider)
+          left join (select tolerance_type, min(sla_days) as days from recon_sla group by tolerance_type) smin
+                 on smin.tolerance_type = l.tolerance_type) x
+    where o.id = x.id and o.due_on is distinct from x.due;
     return null;
 end
 $f$;
@@ -601,7 +618,6 @@ drop table recon_open_item;
 drop table recon_investigation;
 drop table recon_escalation;
 drop function recon_open_task(text, bigint);
-drop function recon_open_due(int, text, date);
 drop view recon_sla;
 drop view config_setting_list;
 alter table config_setting drop column owner_id, drop column sla_days;

@@ -78,6 +78,55 @@ func seedFullBank(ctx context.Context, pool *pgxpool.Pool, n int, out io.Writer)
 		      from generate_series(1, $1) i) g`, out)
 }
 
+// clickSeeders generate the rows of the tables the sweep can read.
+var clickSeeders = map[string]func(ctx context.Context, pool *pgxpool.Pool, n int, out io.Writer) error{
+	"bank_booking":    seedFullBank,
+	"recon_open_item": seedOpenItems,
+}
+
+// seedOpenItems fills the exception queue with n open items as a large
+// backlog looks: the three levels and five kinds of record, 13-digit
+// references, 400 days, six currencies, three providers (none for a
+// ticket), most unmatched, an SLA on most, a task on a few. (The queue is
+// kept by triggers from the documents; the sweep measures its reads, so it
+// writes the rows themselves, after emptying the documents.)
+func seedOpenItems(ctx context.Context, pool *pgxpool.Pool, n int, out io.Writer) error {
+	var got int
+	pool.QueryRow(ctx, `select count(*) from recon_open_item`).Scan(&got)
+	if got == n {
+		return nil
+	}
+	fmt.Fprintf(out, "generating %d open items (once; kept for later runs) ...\n", n)
+	start := time.Now()
+	for _, sql := range []string{`truncate recon_open_item`,
+		`insert into recon_open_item (level, side, record_id, kind, ref, date, amount, currency, amount_usd, provider, status, due_on, task_id, assignee)
+		select l, case when k in (0, 2, 3) then 'left' else 'right' end, i,
+		       (array['ticket', 'transaction', 'transaction', 'payout', 'settlement', 'bank'])[1 + k],
+		       case when k = 3 then 'PO-' || (array['NUVEI', 'AMEX', 'USARC'])[1 + i % 3] || '-' || (i % 5000)
+		            when k = 5 then 'BAR' || lpad(i::text, 9, '0') else lpad((1250000000000 + i / 2)::text, 13, '0') end,
+		       d, a, cur, round(a * rate, 2), case when k <> 0 then (array['Nuvei', 'Amex', 'USARC'])[1 + i % 3] end,
+		       (array['unmatched', 'unmatched', 'unmatched', 'unmatched', 'unmatched', 'unmatched', 'unmatched', 'unmatched', 'partial', 'changed',
+		              'investigation'])[1 + i % 11],
+		       case when i % 10 <> 0 then d + (5 + i % 26) end,
+		       case when i % 50 = 0 then i / 50 end, case when i % 50 = 0 then (array['anna', 'bo', 'carla'])[1 + i % 3] end
+		from (select i, (array[1, 1, 2, 3, 2, 3])[1 + i % 6] as l, i % 6 as k, date '2025-10-01' + (i % 400) as d,
+		             round((50 + (hashint8(i) % 250000) / 100.0)::numeric, 2) as a,
+		             (array['USD', 'EUR', 'SEK', 'NOK', 'DKK', 'GBP'])[1 + i % 6] as cur,
+		             (array[1, 1.08, 0.094, 0.092, 0.145, 1.27])[1 + i % 6]::numeric as rate
+		      from generate_series(1, $1) i) g`,
+		`vacuum analyze recon_open_item`} {
+		args := []any{}
+		if strings.Contains(sql, "$1") {
+			args = append(args, n)
+		}
+		if _, err := pool.Exec(ctx, sql, args...); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(out, "generated in %s\n", time.Since(start).Round(time.Second))
+	return nil
+}
+
 // click is one thing a user can do to the grid: a sort, a filter, or both.
 type click struct {
 	kind  string // sort, filter, filter+sort
@@ -116,10 +165,11 @@ func Clicks(ctx context.Context, dbURL string, cfg server.Config, o ClicksOption
 	if view == nil {
 		return fmt.Errorf("bench clicks: no view %s", o.View)
 	}
-	if view.Source != "bank_booking" {
-		return fmt.Errorf("bench clicks: the sweep generates bank bookings; %s reads %s", o.View, view.Source)
+	seed := clickSeeders[view.Source]
+	if seed == nil {
+		return fmt.Errorf("bench clicks: the sweep generates rows of bank_booking and recon_open_item; %s reads %s", o.View, view.Source)
 	}
-	if err := seedFullBank(ctx, pool, o.Rows, out); err != nil {
+	if err := seed(ctx, pool, o.Rows, out); err != nil {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))

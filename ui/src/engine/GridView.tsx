@@ -397,6 +397,7 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
       <div className="grid-toolbar">
         <div className="grid-toolbar__start">
           {toolbar}
+          {reportGrid.toolbar}
           {/* The screen's own buttons, then Add (spec 02: "sync exchange rates, and add"). */}
           {actions?.map((action) => (
             <Button

@@ -8,7 +8,8 @@ import { useTranslation } from 'react-i18next';
 import type { CellMouseArgs, CellMouseEvent, Column } from 'react-data-grid';
 import type { GridController } from '../useGrid';
 import type { Row, ViewMeta } from '../types';
-import { rowBadge, rowStatusClass, SEVERITY_ICON } from './rowStatus';
+import { InputSwitch } from 'primereact/inputswitch';
+import { openRowsFilter, rowBadge, rowStatusClass, SEVERITY_ICON } from './rowStatus';
 
 export interface ReportGridProps {
   /** The values of the view's declared params (a report's filters), sent as Params. */
@@ -46,13 +47,14 @@ export function useReportGrid(view: ViewMeta, grid: GridController, { reloadToke
     if (!rule) return [];
     return [
       {
-        key: '__rowStatus',
+        // keyed by the status field: a click on the header sorts by it
+        key: rule.field,
         name: t('grid.status'),
         width: STATUS_COLUMN_WIDTH,
         minWidth: 60,
         frozen: true,
         resizable: true,
-        sortable: false,
+        sortable: true,
         renderCell: ({ row }) => {
           const badge = rowBadge(rule, row);
           if (!badge) return null;
@@ -84,5 +86,20 @@ export function useReportGrid(view: ViewMeta, grid: GridController, { reloadToke
         }
       : undefined,
   };
-  return { columns, gridProps };
+  // "Open only": the rows whose status is not a success (matched), as a filter of the grid.
+  const openFilter = useMemo(() => openRowsFilter(rule), [rule]);
+  const openOnly = !!rule && !!grid.filters[rule.field];
+  const toolbar =
+    rule && openFilter ? (
+      <label className="grid-open-only">
+        <InputSwitch
+          checked={openOnly}
+          onChange={(e) => grid.setFilter(rule.field, e.value ? openFilter : null)}
+          data-testid="grid-open-only"
+          aria-label={t('grid.openOnly')}
+        />
+        <span>{t('grid.openOnly')}</span>
+      </label>
+    ) : null;
+  return { columns, gridProps, toolbar };
 }

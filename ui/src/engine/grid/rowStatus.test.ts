@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { declaredParams, rowBadge, rowStatusClass } from './rowStatus';
+import { declaredParams, openRowsFilter, rowBadge, rowStatusClass } from './rowStatus';
 import type { RowStatusMeta, ViewMeta } from '../types';
 
 /** The rowStatus rules as views.yaml declares them (read from the file, not copied). */
@@ -55,5 +55,23 @@ describe('row colours from metadata (views.yaml rowStatus)', () => {
     expect(declaredParams(view, { fromDate: '2026-11-01', currency: ['USD'], clientUniqueId: '1' })).toEqual({ fromDate: '2026-11-01', currency: ['USD'] });
     expect(declaredParams({ params: [] } as unknown as ViewMeta, { a: 1 })).toBeUndefined();
     expect(declaredParams(view, undefined)).toBeUndefined();
+  });
+});
+
+describe('openRowsFilter', () => {
+  it('keeps the rows that are not a success, in one filter where the rule allows it', () => {
+    // a success fallback: the listed values that are not
+    expect(
+      openRowsFilter({ field: 'N', values: { '1': { label: 'u', severity: 'danger' }, '2': { label: 'p', severity: 'warning' } }, otherwise: { label: 'm', severity: 'success' } }),
+    ).toEqual({ op: 'in', value: '1,2', values: ['1', '2'] });
+    // one success value and an unsuccessful fallback: every value but it
+    expect(
+      openRowsFilter({ field: 'N', values: { '1': { label: 'm', severity: 'success' }, '2': { label: 'p', severity: 'warning' } }, otherwise: { label: 'u', severity: 'danger' } }),
+    ).toEqual({ op: 'notEquals', value: '1' });
+    // two success values beside an unsuccessful fallback cannot be one filter
+    expect(
+      openRowsFilter({ field: 'N', values: { a: { label: 'm', severity: 'success' }, b: { label: 'm', severity: 'success' } }, otherwise: { label: 'u', severity: 'danger' } }),
+    ).toBeNull();
+    expect(openRowsFilter(undefined)).toBeNull();
   });
 });

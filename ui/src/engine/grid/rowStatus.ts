@@ -6,6 +6,7 @@
  * (`params`), kept to the names the view declares.
  */
 import type { Row, RowStatusMeta, StatusBadge, ViewMeta } from '../types';
+import type { FilterInput } from '../fields';
 
 /** The badge of one row, or null when the view has no rule (or no fallback for the value). */
 export function rowBadge(rule: RowStatusMeta | undefined, row: Row): StatusBadge | null {
@@ -40,4 +41,20 @@ export function declaredParams(view: ViewMeta | null, values: Record<string, unk
     if (values[p.name] !== undefined) out[p.name] = values[p.name];
   }
   return out;
+}
+
+/**
+ * The filter keeping a report's open rows, those whose badge is not a success: the values
+ * listed as not successful when the fallback is a success, else every value but the one
+ * successful value. Null when the rule cannot say it in one filter (several successful values
+ * beside an unsuccessful fallback) or has nothing open.
+ */
+export function openRowsFilter(rule: RowStatusMeta | undefined): FilterInput | null {
+  if (!rule) return null;
+  const entries = Object.entries(rule.values);
+  const success = entries.filter(([, b]) => b.severity === 'success').map(([v]) => v);
+  const open = entries.filter(([, b]) => b.severity !== 'success').map(([v]) => v);
+  if (rule.otherwise?.severity === 'success') return open.length > 0 ? { op: 'in', value: open.join(','), values: open } : null;
+  if (success.length === 1) return { op: 'notEquals', value: success[0] ?? '' };
+  return null;
 }
