@@ -1,27 +1,32 @@
 -- +goose Up
--- The exception queue: every open item of every level, one row per record
--- and level (recon_open_item), kept by the transaction that changes it.
+-- The exception queue: every record reconciliation has seen and not
+-- closed, one row per record and level (recon_open_item), kept by the
+-- transaction that changes it.
 --
--- A record of a side of a level (recon_level's sources) is open when it
--- counts (a counted record not made by hand) and has no live match at the
--- level, or its live match is not plainly matched: partial, changed since
--- matched, or under investigation. Its row carries what the queue shows and
--- sorts on: the record's reference, date, amount and currency, the amount in
--- USD (the rate of its date, else the latest earlier one), its provider, the
--- status, the date its SLA runs out and the open task following it up.
+-- A record of a side of a level (recon_level's sources) is an open item
+-- when it counts (a counted record not made by hand), the level has seen it
+-- (a run of the level after it arrived, or a match, a mark or an undo that
+-- took it in), and it has no live match at the level or its live match is
+-- not plainly matched: partial, changed since matched, or under
+-- investigation. A record imported since its level's last run is waiting
+-- for that run, not an exception yet (the dashboard shows it unmatched):
+-- so an import writes nothing here, and a run writes only what it leaves
+-- open, never a row per record it matched. Each row carries what the queue
+-- shows and sorts on: the record's reference, date, amount and currency,
+-- the amount in USD (the rate of its date, else the latest earlier one),
+-- its provider, the status, the date its SLA runs out and the open task
+-- following it up.
 --
 -- Who keeps it:
---   - the writes of the documents (tickets, card transactions, settlements,
---     payouts, processed bank bookings): their records' rows are computed
---     again from the canonical sources;
+--   - an automatic run: at its end the level's open records get their rows
+--     (recon_open_after_run), its matched ones lose theirs;
 --   - a new live match or group member: its records' rows go (matched) or
---     take its status, without reading the sources (an automatic run's
---     million matches cost two deletes);
---   - a match whose status changes or that is undone: its records' rows are
---     computed again;
+--     take its status;
+--   - a match whose status changes or that is undone, a mark for
+--     investigation: the records concerned are computed again;
+--   - the writes of the documents: the rows of their records are computed
+--     again (edited, or gone);
 --   - rates, SLA settings and tasks: the columns they give.
--- recon_open_rebuild(level) computes a level from the sources (the server
--- calls it when recon.yaml declares a new level or changes a side).
 
 -- The kind of record of each side (recon.yaml's side name), written by the
 -- server with the levels.
@@ -116,47 +121,40 @@ create index recon_open_item_currency_date on recon_open_item (currency, date);
 
 -- +goose StatementBegin
 -- Computes the rows of records of one side of a level from its canonical
--- source (all of its records when p_ids is null): each open one gets or
--- keeps its row (updated in place: a row keeps its id while its record
--- stays open, so the queue's order and a user's choice hold), the others'
--- rows go. p_new: the records were just written (an import): none has a
--- match, a mark or a task yet, so they are only added. The SLA and the
--- rate are joined, not looked up row by row (a million imported rows).
-create function recon_open_put(p_level int, p_side text, p_ids bigint[], p_new boolean) returns void
+-- source (all of them when p_ids is null): each open one gets or keeps its
+-- row (updated in place: a row keeps its id while its record stays open, so
+-- the queue's order and a user's choice hold), the others' rows go. p_mode
+-- 'seen': the records are seen (a run, a match, a mark took them in);
+-- 'existing': only records that already have a row (a document edited or
+-- deleted) are computed again. The SLA and the rate are joined, not looked
+-- up row by row.
+create function recon_open_put(p_level int, p_side text, p_ids bigint[], p_mode text) returns void
 language plpgsql as $f$
 declare
     l recon_level;
-    cols constant text := 'level, side, record_id, kind, ref, date, amount, currency, amount_usd, provider, status, match_id, due_on, task_id, assignee';
-    due constant text := 's.date + case when s.provider_key is null then smin.days else sla.sla_days end';
-    sla constant text := 'left join recon_sla sla on sla.tolerance_type = $4 and sla.provider_key = s.provider_key
-        cross join (select min(sla_days) as days from recon_sla where tolerance_type = $4) smin';
+    ids bigint[] := p_ids;
 begin
     select * into l from recon_level where number = p_level;
     if not found then
         return;
     end if;
-    if p_new then
-        execute format($q$
-            insert into recon_open_item (%3$s)
-            select $1, $2, s.id, $3, s.ref, s.date, s.amount, s.currency, round(s.amount * usd_rate(s.currency, s.date), 2), s.provider,
-                   'unmatched', null, %4$s, null, null
-            from %1$I s join (select distinct unnest($5) as id) k on k.id = s.id %2$s
-            where s.counted and not s.manual
-            order by s.id $q$,
-            case p_side when 'left' then l.left_source else l.right_source end, sla, cols, due)
-        using p_level, p_side, case p_side when 'left' then l.left_kind else l.right_kind end, l.tolerance_type, p_ids;
-        return;
-    end if;
-    if p_ids is null then -- a level computed anew: no row to keep
-        delete from recon_open_item where level = p_level and side = p_side;
+    if p_mode = 'existing' then
+        select coalesce(array_agg(record_id), '{}') into ids from recon_open_item
+        where level = p_level and side = p_side and (p_ids is null or record_id in (select unnest(p_ids)));
+        if cardinality(ids) = 0 then
+            return;
+        end if;
     end if;
     execute format($q$
         with open as (
-            insert into recon_open_item (%4$s)
+            insert into recon_open_item (level, side, record_id, kind, ref, date, amount, currency, amount_usd, provider, status, match_id,
+                                         due_on, task_id, assignee)
             select $1, $2, s.id, $3, s.ref, s.date, s.amount, s.currency, round(s.amount * usd_rate(s.currency, s.date), 2), s.provider,
                    coalesce(m.status, case when i.record_id is not null then 'investigation' else 'unmatched' end), m.id,
-                   %5$s, t.task_id, t.assignee
-            from %1$I s %2$s %3$s
+                   s.date + case when s.provider_key is null then smin.days else sla.sla_days end, t.task_id, t.assignee
+            from %1$I s %2$s
+            left join recon_sla sla on sla.tolerance_type = $4 and sla.provider_key = s.provider_key
+            cross join (select min(sla_days) as days from recon_sla where tolerance_type = $4) smin
             left join recon_match_live m on m.level = $1 and m.side = $2 and m.record_id = s.id
             left join recon_investigation i on i.level = $1 and i.side = $2 and i.record_id = s.id
             left join lateral recon_open_task($3, s.id) t on true
@@ -168,20 +166,19 @@ begin
                 due_on = excluded.due_on, task_id = excluded.task_id, assignee = excluded.assignee
             returning record_id)
         delete from recon_open_item o
-        where $5 is not null and o.level = $1 and o.side = $2 and o.record_id in (select unnest($5))
+        where o.level = $1 and o.side = $2 and ($5 is null or o.record_id in (select unnest($5)))
           and o.record_id not in (select record_id from open) $q$,
         case p_side when 'left' then l.left_source else l.right_source end,
-        case when p_ids is not null then 'join (select distinct unnest($5) as id) k on k.id = s.id' else '' end,
-        sla, cols, due)
-    using p_level, p_side, case p_side when 'left' then l.left_kind else l.right_kind end, l.tolerance_type, p_ids;
+        case when ids is not null then 'join (select distinct unnest($5) as id) k on k.id = s.id' else '' end)
+    using p_level, p_side, case p_side when 'left' then l.left_kind else l.right_kind end, l.tolerance_type, ids;
 end
 $f$;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
--- Computes the rows of records of a source at every level and side reading
--- it (p_new: records just inserted).
-create function recon_open_sync(p_source text, p_ids bigint[], p_new boolean) returns void
+-- Computes the existing rows of records of a source at every level and
+-- side reading it (the records were edited or deleted).
+create function recon_open_sync(p_source text, p_ids bigint[]) returns void
 language plpgsql as $f$
 declare
     l recon_level;
@@ -191,10 +188,10 @@ begin
     end if;
     for l in select * from recon_level where left_source = p_source or right_source = p_source order by number loop
         if l.left_source = p_source then
-            perform recon_open_put(l.number, 'left', p_ids, p_new);
+            perform recon_open_put(l.number, 'left', p_ids, 'existing');
         end if;
         if l.right_source = p_source then
-            perform recon_open_put(l.number, 'right', p_ids, p_new);
+            perform recon_open_put(l.number, 'right', p_ids, 'existing');
         end if;
     end loop;
 end
@@ -202,23 +199,35 @@ $f$;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
--- Computes a level (every level when null) from its sources.
+-- A level's rows computed again from its sources (every level when null):
+-- those that exist, and rows of levels no longer declared go.
 create function recon_open_rebuild(p_level int) returns void language plpgsql as $f$
 declare
     l recon_level;
 begin
-    delete from recon_open_item where p_level is null or level = p_level
-        or level not in (select number from recon_level);
+    delete from recon_open_item where level not in (select number from recon_level);
     for l in select * from recon_level where p_level is null or number = p_level order by number loop
-        perform recon_open_put(l.number, 'left', null, false);
-        perform recon_open_put(l.number, 'right', null, false);
+        perform recon_open_put(l.number, 'left', null, 'existing');
+        perform recon_open_put(l.number, 'right', null, 'existing');
     end loop;
 end
 $f$;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
--- The documents' writes: tg_argv are the canonical sources over the table.
+-- The end of an automatic run of a level: every open record of the level
+-- has been seen, and gets its row.
+create function recon_open_after_run(p_level int) returns void language plpgsql as $f$
+begin
+    perform recon_open_put(p_level, 'left', null, 'seen');
+    perform recon_open_put(p_level, 'right', null, 'seen');
+end
+$f$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+-- The documents' edits and deletes: tg_argv are the canonical sources over
+-- the table. (A new document has no row: no level has seen it yet.)
 create function recon_open_source_apply() returns trigger language plpgsql as $f$
 declare
     ids bigint[];
@@ -230,7 +239,7 @@ begin
         select array_agg(id order by id) into ids from new_rows;
     end if;
     foreach src in array tg_argv loop
-        perform recon_open_sync(src, ids, tg_op = 'INSERT');
+        perform recon_open_sync(src, ids);
     end loop;
     return null;
 end
@@ -240,30 +249,24 @@ $f$;
 -- +goose StatementBegin
 create function recon_open_source_truncate() returns trigger language plpgsql as $f$
 begin
-    perform recon_open_rebuild(null);
+    perform recon_open_rebuild(null); -- the rows of records that went, go
     return null;
 end
 $f$;
 -- +goose StatementEnd
 
-create trigger recon_open_insert after insert on ticket referencing new table as new_rows
-    for each statement execute function recon_open_source_apply('recon_side_ticket');
 create trigger recon_open_update after update on ticket referencing new table as new_rows
     for each statement execute function recon_open_source_apply('recon_side_ticket');
 create trigger recon_open_delete after delete on ticket referencing old table as old_rows
     for each statement execute function recon_open_source_apply('recon_side_ticket');
 create trigger recon_open_truncate after truncate on ticket
     for each statement execute function recon_open_source_truncate();
-create trigger recon_open_insert after insert on card_transaction referencing new table as new_rows
-    for each statement execute function recon_open_source_apply('recon_side_transaction', 'recon_side_card_transaction');
 create trigger recon_open_update after update on card_transaction referencing new table as new_rows
     for each statement execute function recon_open_source_apply('recon_side_transaction', 'recon_side_card_transaction');
 create trigger recon_open_delete after delete on card_transaction referencing old table as old_rows
     for each statement execute function recon_open_source_apply('recon_side_transaction', 'recon_side_card_transaction');
 create trigger recon_open_truncate after truncate on card_transaction
     for each statement execute function recon_open_source_truncate();
-create trigger recon_open_insert after insert on settlement referencing new table as new_rows
-    for each statement execute function recon_open_source_apply('recon_side_settlement');
 create trigger recon_open_update after update on settlement referencing new table as new_rows
     for each statement execute function recon_open_source_apply('recon_side_settlement');
 create trigger recon_open_delete after delete on settlement referencing old table as old_rows
@@ -274,8 +277,6 @@ create trigger recon_open_update after update on payout referencing new table as
     for each statement execute function recon_open_source_apply('recon_side_payout');
 create trigger recon_open_truncate after truncate on payout
     for each statement execute function recon_open_source_truncate();
-create trigger recon_open_insert after insert on bank_booking referencing new table as new_rows
-    for each statement execute function recon_open_source_apply('recon_side_bank');
 create trigger recon_open_update after update on bank_booking referencing new table as new_rows
     for each statement execute function recon_open_source_apply('recon_side_bank');
 create trigger recon_open_delete after delete on bank_booking referencing old table as old_rows
@@ -284,30 +285,29 @@ create trigger recon_open_truncate after truncate on bank_booking
     for each statement execute function recon_open_source_truncate();
 
 -- +goose StatementBegin
--- Payouts: their own rows, and a processed booking counts only while its
--- provider has payouts, so the bookings of a provider whose first payout
--- came or whose last one went are computed again.
+-- Payouts: a deleted payout's row goes; and a processed booking counts
+-- only while its provider has payouts, so the rows of the bookings of a
+-- provider whose first payout came or whose last one went are computed
+-- again.
 create function recon_open_payout_apply() returns trigger language plpgsql as $f$
 declare
     keys text[];
     ids bigint[];
 begin
     if tg_op = 'INSERT' then
-        select array_agg(id order by id) into ids from new_rows;
-        perform recon_open_sync('recon_side_payout', ids, true);
         select array_agg(distinct lower(n.provider_actor)) into keys from new_rows n
         where not exists (select 1 from payout p where lower(p.provider_actor) = lower(n.provider_actor)
                             and p.id not in (select id from new_rows));
     else
         select array_agg(id order by id) into ids from old_rows;
-        perform recon_open_sync('recon_side_payout', ids, false);
+        perform recon_open_sync('recon_side_payout', ids);
         select array_agg(distinct lower(o.provider_actor)) into keys from old_rows o
         where not exists (select 1 from payout p where lower(p.provider_actor) = lower(o.provider_actor));
     end if;
     if keys is not null then
         select array_agg(b.id order by b.id) into ids from bank_booking b
         where lower(coalesce(nullif(b.manual_provider, ''), b.provider)) = any(keys);
-        perform recon_open_sync('recon_side_bank', ids, false);
+        perform recon_open_sync('recon_side_bank', ids);
     end if;
     return null;
 end
@@ -319,19 +319,31 @@ create trigger recon_open_delete after delete on payout referencing old table as
     for each statement execute function recon_open_payout_apply();
 
 -- +goose StatementBegin
--- A new live match (a run's, or one made by hand): its first records were
--- open (no live match), so their rows go when it is matched, else take its
--- status. Further records of a group follow in recon_open_member_insert.
+-- A new live match (a run's, or one made by hand): the rows of its first
+-- records go when it is matched; else they are computed (the records are
+-- seen now: a partial match shows). A run's own insert leaves those to its
+-- end (recon_open_after_run). Further records of a group follow in
+-- recon_open_member_insert.
 create function recon_open_match_insert() returns trigger language plpgsql as $f$
+declare
+    r record;
 begin
     delete from recon_open_item o using new_rows n
     where n.undone_on is null and n.status = 'matched' and o.level = n.level and o.side = 'left' and o.record_id = n.left_id;
     delete from recon_open_item o using new_rows n
     where n.undone_on is null and n.status = 'matched' and o.level = n.level and o.side = 'right' and o.record_id = n.right_id;
-    update recon_open_item o set status = n.status, match_id = n.id from new_rows n
-    where n.undone_on is null and n.status <> 'matched' and o.level = n.level and o.side = 'left' and o.record_id = n.left_id;
-    update recon_open_item o set status = n.status, match_id = n.id from new_rows n
-    where n.undone_on is null and n.status <> 'matched' and o.level = n.level and o.side = 'right' and o.record_id = n.right_id;
+    if coalesce(current_setting('ledgerdesk.recon_day_applied', true), '') = 'on' then
+        return null; -- a run's insert: its end computes the level
+    end if;
+    for r in
+        select level, side, array_agg(record_id order by record_id) as ids from (
+            select level, 'left' as side, left_id as record_id from new_rows where undone_on is null and status <> 'matched' and left_id is not null
+            union all
+            select level, 'right', right_id from new_rows where undone_on is null and status <> 'matched' and right_id is not null) x
+        group by level, side order by level, side
+    loop
+        perform recon_open_put(r.level, r.side, r.ids, 'seen');
+    end loop;
     return null;
 end
 $f$;
@@ -339,13 +351,23 @@ $f$;
 
 -- +goose StatementBegin
 create function recon_open_member_insert() returns trigger language plpgsql as $f$
+declare
+    r record;
 begin
     delete from recon_open_item o using new_rows n join recon_match m on m.id = n.match_id
     where n.live and m.undone_on is null and m.status = 'matched'
       and o.level = n.level and o.side = n.side and o.record_id = n.record_id;
-    update recon_open_item o set status = m.status, match_id = m.id from new_rows n join recon_match m on m.id = n.match_id
-    where n.live and m.undone_on is null and m.status <> 'matched'
-      and o.level = n.level and o.side = n.side and o.record_id = n.record_id;
+    if coalesce(current_setting('ledgerdesk.recon_day_applied', true), '') = 'on' then
+        return null;
+    end if;
+    for r in
+        select n.level, n.side, array_agg(n.record_id order by n.record_id) as ids
+        from new_rows n join recon_match m on m.id = n.match_id
+        where n.live and m.undone_on is null and m.status <> 'matched'
+        group by n.level, n.side order by n.level, n.side
+    loop
+        perform recon_open_put(r.level, r.side, r.ids, 'seen');
+    end loop;
     return null;
 end
 $f$;
@@ -374,7 +396,7 @@ begin
             select mm.level, mm.side, mm.record_id from recon_match_member mm join changed c on c.id = mm.match_id)
         select level, side, array_agg(record_id order by record_id) as ids from recs group by level, side order by level, side
     loop
-        perform recon_open_put(r.level, r.side, r.ids, false);
+        perform recon_open_put(r.level, r.side, r.ids, 'seen');
     end loop;
     return null;
 end
@@ -392,7 +414,7 @@ begin
         where n.live is distinct from o.live
         group by n.level, n.side order by n.level, n.side
     loop
-        perform recon_open_put(r.level, r.side, r.ids, false);
+        perform recon_open_put(r.level, r.side, r.ids, 'seen');
     end loop;
     return null;
 end
@@ -412,7 +434,7 @@ begin
             select level, 'right', right_id from old_rows where right_id is not null)
         select level, side, array_agg(record_id order by record_id) as ids from recs group by level, side order by level, side
     loop
-        perform recon_open_put(r.level, r.side, r.ids, false);
+        perform recon_open_put(r.level, r.side, r.ids, 'seen');
     end loop;
     return null;
 end
@@ -440,11 +462,11 @@ declare
 begin
     if tg_op = 'INSERT' then
         for r in select level, side, array_agg(record_id order by record_id) as ids from new_rows group by level, side order by level, side loop
-            perform recon_open_put(r.level, r.side, r.ids, false);
+            perform recon_open_put(r.level, r.side, r.ids, 'seen');
         end loop;
     else
         for r in select level, side, array_agg(record_id order by record_id) as ids from old_rows group by level, side order by level, side loop
-            perform recon_open_put(r.level, r.side, r.ids, false);
+            perform recon_open_put(r.level, r.side, r.ids, 'seen');
         end loop;
     end if;
     return null;
@@ -559,7 +581,10 @@ create trigger recon_open_delete after delete on task_transaction referencing ol
 create trigger recon_open_update after update on task referencing old table as old_rows new table as new_rows
     for each statement execute function recon_open_task_apply();
 
-select recon_open_rebuild(null);
+-- A database reconciled before: the levels that have run have seen their
+-- records.
+select recon_open_after_run(number) from recon_level
+where exists (select 1 from recon_run r where r.level = number and r.status = 'succeeded');
 
 -- +goose Down
 drop trigger recon_open_update on task;
@@ -584,19 +609,15 @@ drop trigger recon_open_update on payout;
 drop trigger recon_open_truncate on bank_booking;
 drop trigger recon_open_delete on bank_booking;
 drop trigger recon_open_update on bank_booking;
-drop trigger recon_open_insert on bank_booking;
 drop trigger recon_open_truncate on settlement;
 drop trigger recon_open_delete on settlement;
 drop trigger recon_open_update on settlement;
-drop trigger recon_open_insert on settlement;
 drop trigger recon_open_truncate on card_transaction;
 drop trigger recon_open_delete on card_transaction;
 drop trigger recon_open_update on card_transaction;
-drop trigger recon_open_insert on card_transaction;
 drop trigger recon_open_truncate on ticket;
 drop trigger recon_open_delete on ticket;
 drop trigger recon_open_update on ticket;
-drop trigger recon_open_insert on ticket;
 drop function recon_open_task_apply();
 drop function recon_open_task_link_apply();
 drop function recon_open_task_put(text, bigint[]);
@@ -612,8 +633,9 @@ drop function recon_open_payout_apply();
 drop function recon_open_source_truncate();
 drop function recon_open_source_apply();
 drop function recon_open_rebuild(int);
-drop function recon_open_sync(text, bigint[], boolean);
-drop function recon_open_put(int, text, bigint[], boolean);
+drop function recon_open_after_run(int);
+drop function recon_open_sync(text, bigint[]);
+drop function recon_open_put(int, text, bigint[], text);
 drop table recon_open_item;
 drop table recon_investigation;
 drop table recon_escalation;

@@ -417,6 +417,11 @@ func (s *Service) executeOnce(ctx context.Context, runID int64, l *Level) error 
 		if err != nil {
 			return err
 		}
+		// The exception queue: what the run left open (migration 00031).
+		if _, err := tx.Exec(ctx, `select recon_open_after_run($1)`, l.N); err != nil {
+			return err
+		}
+		took.done("openItems")
 		left := m.leftUnmatched - m.matched - m.partial - m.leftExtra
 		right := m.rightUnmatched - m.matched - m.partial - m.rightExtra
 		if _, err := tx.Exec(ctx, `update recon_run set status = 'succeeded', finished_on = clock_timestamp(), matched = $2, partial = $3,

@@ -8,13 +8,56 @@ import (
 )
 
 // The exception queue against the oracle: recon_open_item holds exactly the
-// open records of every level (a counted record not made by hand with no
+// open records of every level that the level has seen (a counted record not
+// made by hand, taken in by a run of its level or ever in a match, with no
 // live match, or whose live match is partial, changed or under
 // investigation), each with its status and the figures the oracle gives it:
 // amount, currency, date and the amount in USD at the rate of its date. It
 // is compared after every step of the oracle's runs (compare), so every
 // write the oracle makes - imports, edits, deletes, runs, manual groups,
 // adjustments, write-offs, undo - is checked to keep the queue current.
+
+// seeAll marks the records of a level's sides that count seen (a run of
+// the level takes in the open items it leaves).
+func (m *oModel) seeAll(level int) {
+	m.seeRecords(level)
+	counted := m.payoutProviders()
+	left, right := m.sides(level)
+	for i, side := range [][]*oSide{left, right} {
+		for _, s := range side {
+			if !s.manual && (level != 3 || i == 0 || counted[strings.ToLower(s.provider)]) {
+				m.seen[oRecord{level, i == 0, s.id}] = true
+			}
+		}
+	}
+}
+
+// seeMatch marks a new match's records seen (a match takes them in: a
+// partial one shows, an undone one is open again).
+func (m *oModel) seeMatch(mt *oMatch) {
+	m.seeRecords(mt.level)
+	for i, ids := range [][]int64{mt.lefts, mt.rights} {
+		for _, id := range ids {
+			m.seen[oRecord{mt.level, i == 0, id}] = true
+		}
+	}
+}
+
+func (m *oModel) seeRecords(int) {
+	if m.seen == nil {
+		m.seen = map[oRecord]bool{}
+	}
+}
+
+// payoutProviders are the providers (lower case) that have payouts: their
+// processed bookings count.
+func (m *oModel) payoutProviders() map[string]bool {
+	out := map[string]bool{}
+	for _, p := range m.payouts() {
+		out[strings.ToLower(p.provider)] = true
+	}
+	return out
+}
 
 // oOpen is one open item as both sides describe it.
 type oOpen struct {
@@ -27,10 +70,8 @@ func (o oOpen) String() string {
 
 // openItems are the oracle's open items by record.
 func (m *oModel) openItems() map[oRecord]oOpen {
-	payoutProviders := map[string]bool{}
-	for _, p := range m.payouts() {
-		payoutProviders[strings.ToLower(p.provider)] = true
-	}
+	payoutProviders := m.payoutProviders()
+	m.seeRecords(0)
 	out := map[oRecord]oOpen{}
 	for level := 1; level <= 3; level++ {
 		liveLeft, liveRight := m.live(level)
@@ -41,7 +82,13 @@ func (m *oModel) openItems() map[oRecord]oOpen {
 				live = liveRight
 			}
 			for _, s := range side {
-				if s.manual || level == 3 && i == 1 && !payoutProviders[strings.ToLower(s.provider)] {
+				r := oRecord{level, i == 0, s.id}
+				if level == 3 && i == 1 && !payoutProviders[strings.ToLower(s.provider)] {
+					// a booking that stops counting leaves the queue until a run takes it in again
+					delete(m.seen, r)
+					continue
+				}
+				if s.manual || !m.seen[r] {
 					continue
 				}
 				status := "unmatched"

@@ -301,6 +301,7 @@ func newMatch(level int, left, right int64) *oMatch {
 func (m *oModel) add(mt *oMatch) {
 	mt.views = m.views(mt)
 	m.matches = append(m.matches, mt)
+	m.seeMatch(mt)
 }
 
 // views are a match's records as its level compares them: amount,
@@ -369,6 +370,9 @@ type oModel struct {
 	settlements []*oSettlement
 	bookings    []*oBooking
 	rates       []*oRate
+	// seen are the records a run of their level has taken in (the
+	// exception queue lists only those, and records ever in a match)
+	seen map[oRecord]bool
 	tolerances  []*oTolerance
 	matches     []*oMatch
 	payoutIDs   map[string]int64 // payout_key -> payout.id, as the product numbered them
@@ -2057,6 +2061,7 @@ func (o *oracleRun) runLevels(kind string, reports bool) {
 	o.readPayouts()
 	for level := 1; level <= 3; level++ {
 		o.m.autoMatch(level)
+		o.m.seeAll(level)
 	}
 	for _, p := range o.m.payouts() {
 		months := map[string]bool{}

@@ -1,15 +1,17 @@
 // Browser test of the exception queue (dashboard/screens/open-items, VW_ReconOpenItems) on the
-// demo data set: its menu entry right under Reconcile, the open items oldest first, a filter to
+// demo data set, after an automatic run of each level (the queue lists what runs left open; it
+// runs after the other scripts, whose checks start from unreconciled data): its menu entry
+// right under Reconcile, the open items oldest first, a filter to
 // unmatched tickets, the sort by age both ways, two tickets assigned to a user in one task (the
 // rows then show the task and the assignee), a ticket marked for investigation and back, the
 // chain of a row opened on the reconcile screen, and screenshots in English and Swedish.
-//   BASE_URL=http://127.0.0.1:8080 ADMIN_PASSWORD=... SKIP_DEMO=1 node e2e/openitems.e2e.mjs
+//   BASE_URL=http://127.0.0.1:8080 ADMIN_PASSWORD=... SKIP_DEMO=1 node e2e/workqueue.e2e.mjs
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
-  afterGrid, assert, byTestId, clearToasts, collectProblems, createChecks, firstTwoLines, launchBrowser, loadTranslations,
+  afterGrid, assert, byTestId, callApi, clearToasts, collectProblems, createChecks, firstTwoLines, launchBrowser, loadTranslations,
   openPage, shot, signIn,
 } from './lib.mjs';
 
@@ -62,6 +64,13 @@ async function main() {
     await signIn(page);
     const stamp = Date.now().toString(36);
 
+    await check('an automatic run of each level leaves its exceptions in the queue', async () => {
+      for (const slug of ['ticket-transaction', 'transaction-settlement', 'settlement-bank']) {
+        const run = await callApi(page, 'POST', `/recon/${slug}/auto`, {});
+        assert(run.status === 200 && run.body?.data?.status === 'succeeded', `run ${slug}: ${run.status} ${JSON.stringify(run.body)}`);
+      }
+    });
+
     await check('the menu lists Open Items right under Reconcile and opens the queue, oldest first', async () => {
       // the metadata screens' entries come with the screens the server lists
       await byTestId(page, 'sidebar-menu').locator('a[href$="/dashboard/screens/open-items"]').waitFor({ state: 'attached' });
@@ -104,7 +113,7 @@ async function main() {
       await byTestId(page, 'action-assign-assignedToId').click();
       await page.locator('.p-dropdown-item', { hasText: 'admin' }).first().click();
       await byTestId(page, 'action-assign-taskName').fill(`Open items ${stamp}`);
-      await shot(page, 'openitems-assign-en');
+      await shot(page, 'workqueue-assign-en');
       const [response] = await Promise.all([
         page.waitForResponse((r) => r.url().endsWith('/api/recon/open-items/assign')),
         // the grid reads its page again after the action
@@ -123,18 +132,20 @@ async function main() {
       await clearToasts(page);
     });
 
-    await check('a ticket is marked for investigation (status Investigation), then the mark is taken away', async () => {
+    await check('an unmatched ticket is marked for investigation (status Investigation), then the mark is taken away', async () => {
       const rows = page.locator(`[data-testid="grid-${VIEW}"] .rdg-row`);
-      await rows.nth(0).locator('input[type="checkbox"]').click();
+      const at = (await columnTexts(page, 'Status')).indexOf(en.recon.status.unmatched);
+      assert(at >= 0, 'no unmatched ticket on the page');
+      await rows.nth(at).locator('input[type="checkbox"]').click();
       await byTestId(page, 'grid-action-investigate').click();
       await byTestId(page, 'action-investigate-reason').fill('The customer says the card was charged twice');
       await afterGrid(page, () => byTestId(page, 'action-apply').click(), (b) => b.includes(VIEW));
       let statuses = await columnTexts(page, 'Status');
-      assert(statuses[0] === en.recon.status.investigation, `status after the mark: ${statuses[0]}`);
-      await rows.nth(0).locator('input[type="checkbox"]').click();
+      assert(statuses[at] === en.recon.status.investigation, `status after the mark: ${statuses[at]}`);
+      await rows.nth(at).locator('input[type="checkbox"]').click();
       await afterGrid(page, () => byTestId(page, 'grid-action-uninvestigate').click(), (b) => b.includes(VIEW));
       statuses = await columnTexts(page, 'Status');
-      assert(statuses[0] === en.recon.status.unmatched, `status after the mark went: ${statuses[0]}`);
+      assert(statuses[at] === en.recon.status.unmatched, `status after the mark went: ${statuses[at]}`);
       await clearToasts(page);
     });
 
@@ -144,7 +155,7 @@ async function main() {
       await byTestId(page, 'grid-action-chain').click();
       await page.waitForURL(/#\/dashboard\/bank-settlement\?chain=ticket:\d+/);
       await byTestId(page, 'chain-panel').waitFor();
-      await shot(page, 'openitems-chain-en');
+      await shot(page, 'workqueue-chain-en');
       await page.goBack();
       await byTestId(page, `grid-${VIEW}`).waitFor();
     });
@@ -154,7 +165,7 @@ async function main() {
       await byTestId(page, 'language-option-sv').click();
       await page.getByText(sv.views[VIEW].fields.AgeDays).first().waitFor();
       await page.getByText(sv.menu.openItems).first().waitFor();
-      await shot(page, 'openitems-sv');
+      await shot(page, 'workqueue-sv');
       await byTestId(page, 'language-button').click();
       await byTestId(page, 'language-option-en').click();
       await page.getByText(en.views[VIEW].fields.AgeDays).first().waitFor();
