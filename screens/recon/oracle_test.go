@@ -372,7 +372,7 @@ type oModel struct {
 	rates       []*oRate
 	// seen are the records a run of their level has taken in (the
 	// exception queue lists only those, and records ever in a match)
-	seen map[oRecord]bool
+	seen        map[oRecord]bool
 	tolerances  []*oTolerance
 	matches     []*oMatch
 	payoutIDs   map[string]int64 // payout_key -> payout.id, as the product numbered them
