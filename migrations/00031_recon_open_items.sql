@@ -129,7 +129,10 @@ create index recon_open_item_currency_date on recon_open_item (currency, date);
 -- deleted) are computed again. The SLA and the rate are joined, not looked
 -- up row by row.
 create function recon_open_put(p_level int, p_side text, p_ids bigint[], p_mode text) returns void
-language plpgsql as $f$
+language plpgsql
+-- (compiling its statements costs seconds and gains nothing here)
+set jit = off
+as $f$
 declare
     l recon_level;
     ids bigint[] := p_ids;
@@ -157,7 +160,16 @@ begin
             cross join (select min(sla_days) as days from recon_sla where tolerance_type = $4) smin
             left join recon_match_live m on m.level = $1 and m.side = $2 and m.record_id = s.id
             left join recon_investigation i on i.level = $1 and i.side = $2 and i.record_id = s.id
-            left join lateral recon_open_task($3, s.id) t on true
+            -- each record's latest open task, as recon_open_task picks it (joined: a run's end takes in
+            -- a hundred thousand records)
+            left join (
+                select distinct on (x.record_id) x.record_id, t.id as task_id, u.username as assignee
+                from (select tt.ticket_id as record_id, tt.task_id from task_ticket tt where $3 = 'ticket'
+                      union all
+                      select tx.transaction_id, tx.task_id from task_transaction tx where $3 = 'transaction') x
+                join task t on t.id = x.task_id and t.is_status <> 3
+                left join app_user u on u.id = t.assigned_to_id
+                order by x.record_id, t.id desc) t on t.record_id = s.id
             where s.counted and not s.manual and m.status is distinct from 'matched'
             order by s.id
             on conflict (level, side, record_id) do update set
