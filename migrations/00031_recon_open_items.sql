@@ -149,12 +149,11 @@ begin
         end if;
     end if;
     execute format($q$
-        with open as (
-            insert into recon_open_item (level, side, record_id, kind, ref, date, amount, currency, amount_usd, provider, status, match_id,
-                                         due_on, task_id, assignee)
-            select $1, $2, s.id, $3, s.ref, s.date, s.amount, s.currency, round(s.amount * usd_rate(s.currency, s.date), 2), s.provider,
-                   coalesce(m.status, case when i.record_id is not null then 'investigation' else 'unmatched' end), m.id,
-                   s.date + case when s.provider_key is null then smin.days else sla.sla_days end, t.task_id, t.assignee
+        with open as materialized (
+            select $1::smallint as level, $2 as side, s.id as record_id, $3 as kind, s.ref, s.date, s.amount, s.currency,
+                   round(s.amount * usd_rate(s.currency, s.date), 2) as amount_usd, s.provider,
+                   coalesce(m.status, case when i.record_id is not null then 'investigation' else 'unmatched' end) as status, m.id as match_id,
+                   s.date + case when s.provider_key is null then smin.days else sla.sla_days end as due_on, t.task_id, t.assignee
             from %1$I s %2$s
             left join recon_sla sla on sla.tolerance_type = $4 and sla.provider_key = s.provider_key
             cross join (select min(sla_days) as days from recon_sla where tolerance_type = $4) smin
@@ -170,13 +169,21 @@ begin
                 join task t on t.id = x.task_id and t.is_status <> 3
                 left join app_user u on u.id = t.assigned_to_id
                 order by x.record_id, t.id desc) t on t.record_id = s.id
-            where s.counted and not s.manual and m.status is distinct from 'matched'
-            order by s.id
+            where s.counted and not s.manual and m.status is distinct from 'matched'),
+        put as (
+            insert into recon_open_item (level, side, record_id, kind, ref, date, amount, currency, amount_usd, provider, status, match_id,
+                                         due_on, task_id, assignee)
+            select * from open order by record_id
+            -- a row that is as it was is left alone (a run's end passes every open record again)
             on conflict (level, side, record_id) do update set
                 kind = excluded.kind, ref = excluded.ref, date = excluded.date, amount = excluded.amount, currency = excluded.currency,
                 amount_usd = excluded.amount_usd, provider = excluded.provider, status = excluded.status, match_id = excluded.match_id,
                 due_on = excluded.due_on, task_id = excluded.task_id, assignee = excluded.assignee
-            returning record_id)
+            where (recon_open_item.kind, recon_open_item.ref, recon_open_item.date, recon_open_item.amount, recon_open_item.currency,
+                   recon_open_item.amount_usd, recon_open_item.provider, recon_open_item.status, recon_open_item.match_id,
+                   recon_open_item.due_on, recon_open_item.task_id, recon_open_item.assignee)
+                  is distinct from (excluded.kind, excluded.ref, excluded.date, excluded.amount, excluded.currency, excluded.amount_usd,
+                   excluded.provider, excluded.status, excluded.match_id, excluded.due_on, excluded.task_id, excluded.assignee))
         delete from recon_open_item o
         where o.level = $1 and o.side = $2 and ($5 is null or o.record_id in (select unnest($5)))
           and o.record_id not in (select record_id from open) $q$,
