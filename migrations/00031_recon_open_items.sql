@@ -186,7 +186,7 @@ begin
                    excluded.provider, excluded.status, excluded.match_id, excluded.due_on, excluded.task_id, excluded.assignee))
         delete from recon_open_item o
         where o.level = $1 and o.side = $2 and ($5 is null or o.record_id in (select unnest($5)))
-          and o.record_id not in (select record_id from open) $q$,
+          and not exists (select 1 from open x where x.record_id = o.record_id) $q$,
         case p_side when 'left' then l.left_source else l.right_source end,
         case when ids is not null then 'join (select distinct unnest($5) as id) k on k.id = s.id' else '' end)
     using p_level, p_side, case p_side when 'left' then l.left_kind else l.right_kind end, l.tolerance_type, ids;
@@ -225,6 +225,7 @@ declare
     l recon_level;
 begin
     delete from recon_open_item where level not in (select number from recon_level);
+    analyze recon_open_item;
     for l in select * from recon_level where p_level is null or number = p_level order by number loop
         perform recon_open_put(l.number, 'left', null, 'existing');
         perform recon_open_put(l.number, 'right', null, 'existing');
@@ -238,6 +239,9 @@ $f$;
 -- has been seen, and gets its row.
 create function recon_open_after_run(p_level int) returns void language plpgsql as $f$
 begin
+    -- what the queue holds now, for the plans (a level's rows compared as a
+    -- nested loop with the table taken for empty cost minutes)
+    analyze recon_open_item;
     perform recon_open_put(p_level, 'left', null, 'seen');
     perform recon_open_put(p_level, 'right', null, 'seen');
 end
@@ -316,7 +320,7 @@ begin
     if tg_op = 'INSERT' then
         select array_agg(distinct lower(n.provider_actor)) into keys from new_rows n
         where not exists (select 1 from payout p where lower(p.provider_actor) = lower(n.provider_actor)
-                            and p.id not in (select id from new_rows));
+                            and not exists (select 1 from new_rows x where x.id = p.id));
     else
         select array_agg(id order by id) into ids from old_rows;
         perform recon_open_sync('recon_side_payout', ids);
