@@ -462,9 +462,9 @@ func (d *Definition) Validate(ctx context.Context, pool *pgxpool.Pool, views fun
 
 // Sync writes the levels into recon_level, where the triggers that keep
 // live matches and the open items in line with their records read them. A
-// level that is new or reads another source or tolerance than before gets
-// its open items computed again (recon_open_rebuild); those of a level no
-// longer declared go.
+// level that reads another source or tolerance than before has the open
+// items it holds computed again (recon_open_rebuild; a new level holds none
+// until its first run); those of a level no longer declared go.
 func (d *Definition) Sync(ctx context.Context, pool *pgxpool.Pool) error {
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `lock table recon_level in exclusive mode`); err != nil {
