@@ -428,8 +428,12 @@ func sampleColumns(ctx context.Context, pool *pgxpool.Pool, v *engine.View) (map
 		}
 		expr := pgx.Identifier{c.Column}.Sanitize() + "::text"
 		order := pgx.Identifier{c.Column}.Sanitize()
-		if c.Type == "datetime" {
+		switch c.Type {
+		case "datetime":
 			expr = "to_char(" + order + " at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+		case "days": // the days from the date to today, as the column shows them
+			order = "(current_date - " + order + ")"
+			expr = order + "::text"
 		}
 		rows, err := pool.Query(ctx, fmt.Sprintf(`select %s from %s tablesample system (1) repeatable (7)
 			where %s is not null and %s::text <> '' order by %s`, expr, pgx.Identifier{v.Source}.Sanitize(), order, order, order))
@@ -463,7 +467,8 @@ func sampleColumns(ctx context.Context, pool *pgxpool.Pool, v *engine.View) (map
 }
 
 // Values no row holds, per type: the rare value of a filter that finds nothing.
-var absent = map[string]string{"text": "qzxjv", "int": "987654321", "decimal": "-987654.31", "date": "1999-01-01", "datetime": "1999-01-01T00:00:00Z"}
+var absent = map[string]string{"text": "qzxjv", "int": "987654321", "decimal": "-987654.31", "date": "1999-01-01", "datetime": "1999-01-01T00:00:00Z",
+	"days": "-9999"}
 
 // sweepClicks lists the clicks the view offers, with values from the samples.
 func sweepClicks(v *engine.View, samples map[string]*columnSample) []click {
