@@ -3,7 +3,6 @@ package recon
 import (
 	"fmt"
 	"math/big"
-	"sort"
 	"strings"
 )
 
@@ -142,19 +141,7 @@ func (o *oracleRun) openItemDiffs() []oDiff {
 		o.f.t.Fatal(err)
 	}
 	want := o.m.openItems()
-	var recs []oRecord
-	for r := range want {
-		recs = append(recs, r)
-	}
-	for r := range got {
-		if _, ok := want[r]; !ok {
-			recs = append(recs, r)
-		}
-	}
-	sort.Slice(recs, func(i, j int) bool {
-		a, b := recs[i], recs[j]
-		return a.level < b.level || a.level == b.level && (a.isLeft && !b.isLeft || a.isLeft == b.isLeft && a.id < b.id)
-	})
+	recs := recordsOf(want, got)
 	var diffs []oDiff
 	for _, r := range recs {
 		w, inW := want[r]

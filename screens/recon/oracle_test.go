@@ -2545,6 +2545,24 @@ type oRecord struct {
 	id     int64
 }
 
+// recordsOf are the records either side holds, by level, left first, id.
+func recordsOf[W, G any](want map[oRecord]W, got map[oRecord]G) []oRecord {
+	var recs []oRecord
+	for r := range want {
+		recs = append(recs, r)
+	}
+	for r := range got {
+		if _, ok := want[r]; !ok {
+			recs = append(recs, r)
+		}
+	}
+	sort.Slice(recs, func(i, j int) bool {
+		a, b := recs[i], recs[j]
+		return a.level < b.level || a.level == b.level && (a.isLeft && !b.isLeft || a.isLeft == b.isLeft && a.id < b.id)
+	})
+	return recs
+}
+
 // recordDiffs compares the live matches record by record, as every reader
 // of the product sees them (recon_match_live: a row per record of every
 // live match): each record of a live group of the oracle is live in the
@@ -2586,19 +2604,7 @@ func (o *oracleRun) recordDiffs() []oDiff {
 			}
 		}
 	}
-	var recs []oRecord
-	for r := range want {
-		recs = append(recs, r)
-	}
-	for r := range got {
-		if _, ok := want[r]; !ok {
-			recs = append(recs, r)
-		}
-	}
-	sort.Slice(recs, func(i, j int) bool {
-		a, b := recs[i], recs[j]
-		return a.level < b.level || a.level == b.level && (a.isLeft && !b.isLeft || a.isLeft == b.isLeft && a.id < b.id)
-	})
+	recs := recordsOf(want, got)
 	var diffs []oDiff
 	for _, r := range recs {
 		w, inW := want[r]
