@@ -147,6 +147,17 @@ func (s *Service) Get(ctx context.Context, id int64) (*File, error) {
 	return f, err
 }
 
+// ByOrigin returns the import of an origin (Upload.Origin): the one not
+// failed, else the latest failed; nil when there is none.
+func (s *Service) ByOrigin(ctx context.Context, origin string) (*File, error) {
+	f, err := scanFile(s.pool.QueryRow(ctx, `select `+fileColumns+` from import_file where origin = $1
+		order by status <> 'failed' desc, id desc limit 1`, origin))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	return f, err
+}
+
 // Recent lists the newest imports (without their row errors).
 func (s *Service) Recent(ctx context.Context, limit int) ([]*File, error) {
 	rows, err := s.pool.Query(ctx, `select `+fileColumns+` from import_file order by id desc limit $1`, limit)

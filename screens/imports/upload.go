@@ -22,6 +22,9 @@ type Upload struct {
 	Layout   string // optional descriptor name; default: the format's default layout
 	FileName string
 	Content  Content
+	// Origin says where a file no user sent came from (intake: the drop
+	// folder or an SFTP source); one import per origin (ByOrigin finds it).
+	Origin string
 }
 
 // Submit checks an upload (kind, size, content against the kind and layout,
@@ -128,9 +131,9 @@ func (s *Service) submit(ctx context.Context, u Upload, enqueue bool) (*File, er
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		// The row first, its hash not known yet; then the content, streamed
 		// into its parts and hashed on the way.
-		err := tx.QueryRow(ctx, `insert into import_file (kind, file_name, format, descriptor, sha256, size_bytes, created_by, created_on)
-			values ($1, $2, $3, $4, $5, $6, $7, $8) returning id`,
-			u.Kind, name, format, d.Name, unhashed, u.Content.Size, actor, s.now()).Scan(&id)
+		err := tx.QueryRow(ctx, `insert into import_file (kind, file_name, format, descriptor, sha256, size_bytes, created_by, created_on, origin)
+			values ($1, $2, $3, $4, $5, $6, $7, $8, nullif($9, '')) returning id`,
+			u.Kind, name, format, d.Name, unhashed, u.Content.Size, actor, s.now(), u.Origin).Scan(&id)
 		if err != nil {
 			return err
 		}
@@ -157,7 +160,7 @@ func (s *Service) submit(ctx context.Context, u Upload, enqueue bool) (*File, er
 			}
 		}
 		return engine.Audit(ctx, tx, engine.AuditEntry{Action: "import.submit", Entity: "import_file", EntityID: fmt.Sprint(id),
-			After: map[string]any{"kind": u.Kind, "fileName": name, "format": format, "layout": d.Name, "sha256": hash}})
+			After: map[string]any{"kind": u.Kind, "fileName": name, "format": format, "layout": d.Name, "sha256": hash, "origin": u.Origin}})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("import %s: %w", name, engine.TranslatePG(err))

@@ -177,19 +177,9 @@ func (s *Service) Auto(ctx context.Context, l *Level) (*Run, error) {
 	actor := engine.ActorFrom(ctx).Username
 	var runID int64
 	for try := 0; ; try++ {
-		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			if err := tx.QueryRow(ctx, `insert into recon_run (level, created_by) values ($1, $2) returning id`, l.N, actor).Scan(&runID); err != nil {
-				return err
-			}
-			job, err := s.queue.InsertTx(ctx, tx, AutoArgs{RunID: runID, Level: l.N, Actor: actor}, nil)
-			if err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, `update recon_run set job_id = $2 where id = $1`, runID, job.Job.ID); err != nil {
-				return err
-			}
-			return engine.Audit(ctx, tx, engine.AuditEntry{Action: "recon.auto", Entity: "recon_run", EntityID: fmt.Sprint(runID),
-				After: map[string]any{"level": l.Slug}})
+		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) (err error) {
+			runID, err = s.queueRun(ctx, tx, l, actor)
+			return err
 		})
 		var pg *pgconn.PgError
 		if errors.As(err, &pg) && pg.Code == "23505" && try == 0 {
@@ -216,6 +206,60 @@ func (s *Service) Auto(ctx context.Context, l *Level) (*Run, error) {
 		break
 	}
 	return s.waitRun(ctx, runID, s.Wait)
+}
+
+// queueRun records a run of l and queues its job in tx. A run of l already
+// queued or running makes the insert fail (unique violation 23505), which
+// aborts tx.
+func (s *Service) queueRun(ctx context.Context, tx pgx.Tx, l *Level, actor string) (int64, error) {
+	var runID int64
+	if err := tx.QueryRow(ctx, `insert into recon_run (level, created_by) values ($1, $2) returning id`, l.N, actor).Scan(&runID); err != nil {
+		return 0, err
+	}
+	job, err := s.queue.InsertTx(ctx, tx, AutoArgs{RunID: runID, Level: l.N, Actor: actor}, nil)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := tx.Exec(ctx, `update recon_run set job_id = $2 where id = $1`, runID, job.Job.ID); err != nil {
+		return 0, err
+	}
+	return runID, engine.Audit(ctx, tx, engine.AuditEntry{Action: "recon.auto", Entity: "recon_run", EntityID: fmt.Sprint(runID),
+		After: map[string]any{"level": l.Slug}})
+}
+
+// QueueTx queues an automatic run of the level slug within tx, for work
+// that starts by itself (a schedule). It answers the run's id, or 0 and the
+// active run's id when one of the level is queued or running already
+// (nothing is written then: the insert runs under a savepoint of tx).
+func (s *Service) QueueTx(ctx context.Context, tx pgx.Tx, slug, actor string) (runID, activeID int64, err error) {
+	l, err := s.def.Level(slug)
+	if err != nil {
+		return 0, 0, err
+	}
+	if s.queue == nil {
+		return 0, 0, errors.New("the job queue is not running")
+	}
+	sp, err := tx.Begin(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	runID, err = s.queueRun(ctx, sp, l, actor)
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) && pg.Code == "23505" {
+		if rerr := sp.Rollback(ctx); rerr != nil {
+			return 0, 0, rerr
+		}
+		err = tx.QueryRow(ctx, `select id from recon_run where level = $1 and status in ('queued', 'running')`, l.N).Scan(&activeID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			err = nil // it finished meanwhile: the next look starts one
+		}
+		return 0, activeID, err
+	}
+	if err != nil {
+		sp.Rollback(ctx)
+		return 0, 0, err
+	}
+	return runID, 0, sp.Commit(ctx)
 }
 
 func (s *Service) activeRun(ctx context.Context, l *Level) (*Run, error) {

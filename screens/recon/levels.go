@@ -334,6 +334,21 @@ func (d *Definition) Level(slug string) (*Level, error) {
 		With("recon.unknownLevel", "level", slug)
 }
 
+// ImportKinds are the kinds of import file feeding the level's sides (a
+// side grouping members, like a payout, is fed by its members' side).
+func (d *Definition) ImportKinds(l *Level) []string {
+	var kinds []string
+	for _, side := range []string{l.Left.SideName, l.Right.SideName} {
+		if m := d.Sides[side].Members; m != nil {
+			side = m.Side
+		}
+		if !slices.Contains(kinds, side) {
+			kinds = append(kinds, side)
+		}
+	}
+	return kinds
+}
+
 // ByNumber returns the level stored as n in recon_match and recon_run.
 func (d *Definition) ByNumber(n int) *Level {
 	for _, l := range d.Levels {
