@@ -32,6 +32,7 @@ import (
 	"ledgerdesk/internal/demo"
 	"ledgerdesk/migrations"
 	"ledgerdesk/screens/imports"
+	"ledgerdesk/screens/intake"
 	"ledgerdesk/screens/recon"
 	"ledgerdesk/server"
 	"ledgerdesk/ui"
@@ -41,10 +42,10 @@ import (
 var version = "dev"
 
 // embeddedMetadata is the copy of views.yaml, forms/, imports/ (file
-// layouts) and recon.yaml (the reconciliation levels) compiled in, used
+// layouts), recon.yaml (the reconciliation levels) and intake.yaml compiled in, used
 // when METADATA_DIR is unset and the working directory has no views.yaml.
 //
-//go:embed views.yaml forms imports recon.yaml
+//go:embed views.yaml forms imports recon.yaml intake.yaml
 var embeddedMetadata embed.FS
 
 const usage = `usage: ledgerdesk <command>
@@ -239,6 +240,18 @@ func check(ctx context.Context, cfg server.Config, log *slog.Logger, meta fs.FS,
 		return err
 	}
 	fmt.Fprintf(stdout, "reconciliation levels: %d: ok\n", len(levels.Levels))
+	icfg, err := intake.Load(meta, func(slug string) bool { _, err := levels.Level(slug); return err == nil })
+	if err != nil {
+		return err
+	}
+	for _, src := range icfg.SFTP {
+		for _, v := range []string{src.Password, src.Key} {
+			if v != "" && cfg.Getenv(v) == "" {
+				return fmt.Errorf("%s: sftp source %s: the environment variable %s is not set", intake.File, src.Name, v)
+			}
+		}
+	}
+	fmt.Fprintf(stdout, "intake: %d SFTP sources, %d scheduled levels: ok\n", len(icfg.SFTP), len(icfg.Runs))
 	db, err := server.OpenDatabase(ctx, cfg, log)
 	if err != nil {
 		return err

@@ -76,7 +76,7 @@ create trigger intake_after_import after update of status on import_file
 -- The intake grid: the schedules and what they last did.
 create view intake_schedule_list as
 select s.name, s.kind, s.target, s.cron, s.time_zone, s.after_intake, array_to_string(s.kinds, ', ') as kinds,
-       s.next_due, s.last_started, s.last_result, s.last_result_code, s.last_result_params
+       s.next_due, s.last_started, s.last_result, s.last_result_code, s.last_result_params::text as last_result_params
 from intake_schedule s;
 -- +goose StatementEnd
 

@@ -51,6 +51,10 @@ type Config struct {
 	ImportYearsBack int           // IMPORT_YEARS_BACK: how many years before today an imported date may lie
 	ImportYearsNext int           // IMPORT_YEARS_AHEAD: how many years after today an imported date may lie
 	StopWithParent  bool          // STOP_WITH_PARENT=1: serve ends when the process that started it does (go tool task up)
+	InboxDir        string        // INBOX_DIR: the drop folder of intake.yaml; empty: none is watched
+	// Getenv reads the secrets intake.yaml names by their variables (SFTP
+	// passwords and keys): the getenv LoadConfig was given.
+	Getenv func(string) string
 }
 
 // Defaults, in one place so the README and the code agree.
@@ -107,6 +111,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		PivotPeriods:    DefaultPivotPeriods,
 		ImportYearsBack: DefaultImportBack,
 		ImportYearsNext: DefaultImportAhead,
+		InboxDir:        strings.TrimSpace(getenv("INBOX_DIR")),
+		Getenv:          getenv,
 	}
 	var errs []error
 	bad := func(name, format string, args ...any) {
@@ -233,6 +239,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
 		bad("LOG_FORMAT", "must be text or json, got %q", cfg.LogFormat)
+	}
+	if cfg.InboxDir != "" {
+		if st, err := os.Stat(cfg.InboxDir); err != nil || !st.IsDir() {
+			bad("INBOX_DIR", "%q is not a directory", cfg.InboxDir)
+		}
 	}
 	if cfg.MetadataDir != "" {
 		if st, err := os.Stat(cfg.MetadataDir); err != nil || !st.IsDir() {

@@ -66,13 +66,21 @@ func addView(t *testing.T, dir, yaml string) {
 	}
 }
 
-func TestAddAScreenIsYAML(t *testing.T) {
-	dir := copyMetadata(t)
-	addView(t, dir, newScreenYAML)
-
-	_, dbURL := pgtest.NewWithURL(t)
+// serveMetadata runs Serve, as `ledgerdesk serve` does, with the metadata
+// of dir and the environment env (beside a free port, the admin password
+// and METADATA_DIR) until the test ends; it answers the server's base URL.
+func serveMetadata(t *testing.T, dir string, env map[string]string) string {
+	t.Helper()
 	cfg, err := LoadConfig(func(k string) string {
-		return map[string]string{"DATABASE_URL": dbURL, "LISTEN_ADDR": "127.0.0.1:0", "LEDGERDESK_ADMIN_PASSWORD": adminPassword, "METADATA_DIR": dir}[k]
+		switch k {
+		case "LISTEN_ADDR":
+			return "127.0.0.1:0"
+		case "LEDGERDESK_ADMIN_PASSWORD":
+			return adminPassword
+		case "METADATA_DIR":
+			return dir
+		}
+		return env[k]
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -84,19 +92,29 @@ func TestAddAScreenIsYAML(t *testing.T) {
 		done <- Serve(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), ServeOptions{Metadata: os.DirFS(dir), MetadataDir: dir, Version: "test",
 			Ready: func(a net.Addr) { ready <- a }})
 	}()
-	var base string
 	select {
 	case a := <-ready:
-		base = "http://" + a.String()
+		t.Cleanup(func() {
+			stop()
+			<-done
+		})
+		return "http://" + a.String()
 	case err := <-done:
+		stop()
 		t.Fatalf("serve: %v", err)
-	case <-time.After(30 * time.Second):
+	case <-time.After(60 * time.Second):
+		stop()
 		t.Fatal("server did not start")
 	}
-	t.Cleanup(func() {
-		stop()
-		<-done
-	})
+	return ""
+}
+
+func TestAddAScreenIsYAML(t *testing.T) {
+	dir := copyMetadata(t)
+	addView(t, dir, newScreenYAML)
+
+	_, dbURL := pgtest.NewWithURL(t)
+	base := serveMetadata(t, dir, map[string]string{"DATABASE_URL": dbURL})
 
 	post := func(path, token, body string) map[string]any {
 		t.Helper()

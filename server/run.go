@@ -27,6 +27,7 @@ import (
 	"ledgerdesk/migrations"
 	"ledgerdesk/screens/identity"
 	"ledgerdesk/screens/imports"
+	"ledgerdesk/screens/intake"
 	"ledgerdesk/screens/rates"
 	"ledgerdesk/screens/recon"
 	"ledgerdesk/screens/tasks"
@@ -197,7 +198,11 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 		return fmt.Errorf("reconciliation levels: %w", err)
 	}
 	reconciler := recon.NewService(db.Pool, levels, log)
-	queue, err := startQueue(ctx, db.Pool, importer, syncer, sender, reconciler, log)
+	intaker, err := NewIntake(opt.Metadata, cfg, db.Pool, importer, reconciler, levels, log)
+	if err != nil {
+		return err
+	}
+	queue, err := startQueue(ctx, db.Pool, importer, syncer, sender, reconciler, intaker, log)
 	if err != nil {
 		return err
 	}
@@ -211,6 +216,10 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 	importer.SetQueue(queue)
 	sender.SetQueue(queue)
 	reconciler.SetQueue(queue)
+	intaker.SetQueue(queue)
+	if err := startIntake(ctx, intaker, cfg, log); err != nil {
+		return err
+	}
 	// Work left running by a process that ended is marked at start-up and
 	// whenever its heartbeat stops (internal/liveness).
 	go liveness.Sweep(ctx, log, map[string]func(context.Context) (int, error){
@@ -290,7 +299,7 @@ const RateSyncWait = 30 * time.Second
 // product's workers: every instance takes jobs, so long work neither blocks
 // a request nor dies with it.
 func startQueue(ctx context.Context, pool *pgxpool.Pool, importer *imports.Service, syncer *rates.Syncer, sender *mail.Sender,
-	reconciler *recon.Service, log *slog.Logger) (*river.Client[pgx.Tx], error) {
+	reconciler *recon.Service, intaker *intake.Service, log *slog.Logger) (*river.Client[pgx.Tx], error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &mail.DeliverWorker{Sender: sender})
 	river.AddWorker(workers, &imports.ImportWorker{Service: importer})
@@ -298,6 +307,7 @@ func startQueue(ctx context.Context, pool *pgxpool.Pool, importer *imports.Servi
 	river.AddWorker(workers, &rates.SyncWorker{Syncer: syncer})
 	river.AddWorker(workers, &recon.AutoWorker{Service: reconciler})
 	river.AddWorker(workers, &tasks.EscalateWorker{Service: tasks.New(pool, nil)})
+	river.AddWorker(workers, &intake.PullWorker{Intake: intaker})
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
 		// Open items past their SLA go to their owners within the hour
 		// (one node runs each due job: river's leader schedules it).
@@ -320,6 +330,43 @@ func startQueue(ctx context.Context, pool *pgxpool.Pool, importer *imports.Servi
 		return nil, fmt.Errorf("job queue: %w", err)
 	}
 	return client, nil
+}
+
+// NewIntake reads intake.yaml (the metadata's; none: nothing arrives or
+// runs by itself) and makes the intake service over the importer and the
+// reconciler.
+func NewIntake(meta fs.FS, cfg Config, pool *pgxpool.Pool, importer *imports.Service, reconciler *recon.Service,
+	levels *recon.Definition, log *slog.Logger) (*intake.Service, error) {
+	declared := func(slug string) bool { _, err := levels.Level(slug); return err == nil }
+	icfg, err := intake.Load(meta, declared)
+	if err != nil {
+		return nil, err
+	}
+	return intake.New(intake.Options{Pool: pool, Config: icfg, Imports: importer, Runs: reconciler, Inbox: cfg.InboxDir,
+		Getenv: cfg.Getenv, Log: log.With("component", "intake"),
+		Kinds: func(slug string) []string {
+			if l, err := levels.Level(slug); err == nil {
+				return levels.ImportKinds(l)
+			}
+			return nil
+		}}), nil
+}
+
+// startIntake writes intake.yaml's schedules, then starts looking for due
+// ones and, with INBOX_DIR, watching the drop folder, until ctx ends.
+func startIntake(ctx context.Context, in *intake.Service, cfg Config, log *slog.Logger) error {
+	if err := in.Sync(ctx, time.Now()); err != nil {
+		return fmt.Errorf("%s: %w", intake.File, err)
+	}
+	go in.Ticker(ctx)
+	if cfg.InboxDir != "" {
+		if err := in.PrepareFolder(); err != nil {
+			return err
+		}
+		go in.WatchFolder(ctx)
+		log.Info("watching the drop folder", "dir", cfg.InboxDir)
+	}
+	return nil
 }
 
 // openReadPool connects to READ_DATABASE_URL when it is set (grids, exports

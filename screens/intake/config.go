@@ -24,10 +24,11 @@ const File = "intake.yaml"
 
 // Config is intake.yaml.
 type Config struct {
-	TimeZone string  `yaml:"timeZone"`
-	Folder   Folder  `yaml:"folder"`
-	SFTP     []*SFTP `yaml:"sftp"`
-	Runs     []*Run  `yaml:"runs"`
+	TimeZone string   `yaml:"timeZone"`
+	Tick     Duration `yaml:"tick"`
+	Folder   Folder   `yaml:"folder"`
+	SFTP     []*SFTP  `yaml:"sftp"`
+	Runs     []*Run   `yaml:"runs"`
 	loc      *time.Location
 }
 
@@ -72,6 +73,9 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
+// DefaultTick is how often every node looks for due schedules by default.
+const DefaultTick = 15 * time.Second
+
 // DefaultPoll is how often the drop folder is looked at by default.
 const DefaultPoll = 10 * time.Second
 
@@ -113,6 +117,11 @@ func Parse(b []byte, levels func(slug string) bool) (*Config, error) {
 		} else {
 			c.loc = loc
 		}
+	}
+	if c.Tick == 0 {
+		c.Tick = Duration(DefaultTick)
+	} else if time.Duration(c.Tick) < time.Second {
+		bad("tick must be at least 1s")
 	}
 	if c.Folder.Poll == 0 {
 		c.Folder.Poll = Duration(DefaultPoll)

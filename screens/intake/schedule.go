@@ -11,9 +11,6 @@ import (
 	"ledgerdesk/engine"
 )
 
-// TickEvery is how often every node looks for due schedules.
-const TickEvery = 15 * time.Second
-
 // entry is one schedule intake.yaml declares.
 type entry struct {
 	name, kind, target, cron string
@@ -37,9 +34,9 @@ func (s *Service) entries() []entry {
 }
 
 // Sync writes intake.yaml's schedules to intake_schedule: new ones are due
-// at their first time after now, changed ones at their new time, and
-// schedules no longer declared go. What is due now (an intake that made a
-// run due) stays due.
+// at their first time after now, changed ones at their new time (a run an
+// intake made due stays due), and schedules no longer declared go. A time
+// that passed while no server ran is due at the first tick.
 func (s *Service) Sync(ctx context.Context, now time.Time) error {
 	zone := s.Config.Location().String()
 	return pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
@@ -58,7 +55,7 @@ func (s *Service) Sync(ctx context.Context, now time.Time) error {
 				on conflict (name) do update set kind = excluded.kind, target = excluded.target, cron = excluded.cron,
 					time_zone = excluded.time_zone, after_intake = excluded.after_intake, kinds = excluded.kinds, updated_on = now(),
 					next_due = case when s.cron is distinct from excluded.cron or s.time_zone <> excluded.time_zone
-						then least(excluded.next_due, case when s.next_due <= $9 then s.next_due end)
+						then case when s.after_intake and excluded.after_intake and s.next_due <= $9 then s.next_due else excluded.next_due end
 						else s.next_due end`,
 				e.name, e.kind, e.target, e.cron, zone, e.afterIntake, e.kinds, due, now)
 			if err != nil {
@@ -180,10 +177,10 @@ func (s *Service) start(ctx context.Context, tx pgx.Tx, d due) (res message, sta
 	return message{}, false, nil, false, fmt.Errorf("intake schedule %s: unknown kind %q", d.name, d.kind)
 }
 
-// Ticker runs Tick every TickEvery until ctx ends (every node does; a
+// Ticker runs Tick every tick of intake.yaml until ctx ends (every node does; a
 // schedule starts once, on the node that locks it first).
 func (s *Service) Ticker(ctx context.Context) {
-	t := time.NewTicker(TickEvery)
+	t := time.NewTicker(time.Duration(s.Config.Tick))
 	defer t.Stop()
 	for {
 		if _, err := s.Tick(ctx, time.Now()); err != nil && ctx.Err() == nil {
