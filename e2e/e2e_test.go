@@ -56,6 +56,7 @@ func TestBrowser(t *testing.T) {
 			node.Dir = filepath.Join(root, "ui")
 			node.Env = append(os.Environ(), "BASE_URL="+baseURL, "ADMIN_PASSWORD="+adminPassword, "MAILBOX_URL="+mailbox.URL, "SCREENSHOT_DIR="+filepath.Join(root, "ui", "e2e-artifacts"))
 			node.Env = append(node.Env, demoEnv...)
+			node.Env = append(node.Env, "INBOX_DIR="+p.inbox)
 			out, err := node.CombinedOutput()
 			t.Logf("%s", out)
 			if err != nil {
@@ -89,6 +90,7 @@ type product struct {
 	exited        chan error
 	logs          *bytes.Buffer
 	mailbox       *httptest.Server
+	inbox         string // INBOX_DIR, the drop folder the server watches
 }
 
 // The binary is built once for all tests of the package.
@@ -141,12 +143,15 @@ func startProduct(t testing.TB) *product {
 	srv := exec.Command(bin, "serve")
 	srv.Dir = root
 	databaseURL := pgtest.NewDatabase(t)
+	// the drop folder the intake script writes into (intake.yaml's folder)
+	inbox := t.TempDir()
 	srv.Env = append(os.Environ(),
 		"DATABASE_URL="+databaseURL,
 		"LISTEN_ADDR="+addr,
 		"METADATA_DIR="+root,
 		"LEDGERDESK_ADMIN_PASSWORD="+adminPassword,
 		"SMTP_URL="+smtp.URL,
+		"INBOX_DIR="+inbox,
 	)
 	logs := &bytes.Buffer{}
 	srv.Stdout, srv.Stderr = logs, logs
@@ -164,7 +169,7 @@ func startProduct(t testing.TB) *product {
 		}
 	})
 	waitHealthy(t, baseURL, exited)
-	return &product{root: root, baseURL: baseURL, bin: bin, databaseURL: databaseURL, srv: srv, exited: exited, logs: logs, mailbox: mailbox}
+	return &product{root: root, baseURL: baseURL, bin: bin, databaseURL: databaseURL, srv: srv, exited: exited, logs: logs, mailbox: mailbox, inbox: inbox}
 }
 
 func freeAddr(t testing.TB) string {

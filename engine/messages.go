@@ -24,6 +24,17 @@ import (
 // placeholders (the UI's serverMessages); nil for an unknown language.
 type Messages func(lang string) map[string]string
 
+// RenderMessage is a stored message as a reader of lang reads it: the text
+// of code among texts (Messages(lang)) with params put in, else text; as
+// the grid shows message columns and the UI shows server errors.
+func RenderMessage(lang string, texts map[string]string, code string, params map[string]any, text string) string {
+	b, err := json.Marshal(params)
+	if err != nil || params == nil {
+		b = nil
+	}
+	return (&messageTexts{lang: lang, texts: texts}).render(code, string(b), text, "", time.UTC)
+}
+
 // messageParts returns the code and params columns of a message column,
 // nil when c is not one.
 func (v *View) messageParts(c *Column) (code, params *Column) {

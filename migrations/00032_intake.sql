@@ -34,14 +34,15 @@ create unique index intake_seen_waiting on intake_seen (source, path) where stat
 create unique index intake_seen_taken on intake_seen (source, path, size_bytes, modified_on) where status = 'taken';
 
 -- intake_schedule: the work intake.yaml schedules, one row each: pulling an
--- SFTP source (kind 'sftp', target its name) or an automatic reconcile run
--- of a level (kind 'run', target its slug). Written by the server's start
--- from intake.yaml (cron, after_intake, kinds); next_due moves on when the
--- work starts. after_intake: a successful intake import of one of kinds
+-- SFTP source (kind 'sftp', target its name), an automatic reconcile run
+-- of a level (kind 'run', target its slug), the check that an expected file
+-- has come (kind 'expect', target its name) or the daily digest ('digest').
+-- Written by the server's start from intake.yaml (cron, after_intake,
+-- kinds); next_due moves on when the work starts. after_intake: a successful intake import of one of kinds
 -- (the import kinds feeding the level's sides) makes the row due now.
 create table intake_schedule (
     name          text primary key,
-    kind          text not null check (kind in ('sftp', 'run')),
+    kind          text not null check (kind in ('sftp', 'run', 'expect', 'digest')),
     target        text not null,
     cron          text,
     time_zone     text not null default 'UTC',

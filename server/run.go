@@ -198,7 +198,7 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 		return fmt.Errorf("reconciliation levels: %w", err)
 	}
 	reconciler := recon.NewService(db.Pool, levels, log)
-	intaker, err := NewIntake(opt.Metadata, cfg, db.Pool, importer, reconciler, levels, log)
+	intaker, err := NewIntake(opt.Metadata, cfg, db.Pool, importer, reconciler, levels, sender, log)
 	if err != nil {
 		return err
 	}
@@ -308,6 +308,7 @@ func startQueue(ctx context.Context, pool *pgxpool.Pool, importer *imports.Servi
 	river.AddWorker(workers, &recon.AutoWorker{Service: reconciler})
 	river.AddWorker(workers, &tasks.EscalateWorker{Service: tasks.New(pool, nil)})
 	river.AddWorker(workers, &intake.PullWorker{Intake: intaker})
+	river.AddWorker(workers, &intake.DigestWorker{Intake: intaker})
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
 		// Open items past their SLA go to their owners within the hour
 		// (one node runs each due job: river's leader schedules it).
@@ -336,14 +337,19 @@ func startQueue(ctx context.Context, pool *pgxpool.Pool, importer *imports.Servi
 // runs by itself) and makes the intake service over the importer and the
 // reconciler.
 func NewIntake(meta fs.FS, cfg Config, pool *pgxpool.Pool, importer *imports.Service, reconciler *recon.Service,
-	levels *recon.Definition, log *slog.Logger) (*intake.Service, error) {
+	levels *recon.Definition, sender *mail.Sender, log *slog.Logger) (*intake.Service, error) {
 	declared := func(slug string) bool { _, err := levels.Level(slug); return err == nil }
 	icfg, err := intake.Load(meta, declared)
 	if err != nil {
 		return nil, err
 	}
+	names := map[int]string{}
+	for _, l := range levels.Levels {
+		names[l.N] = l.Name
+	}
 	return intake.New(intake.Options{Pool: pool, Config: icfg, Imports: importer, Runs: reconciler, Inbox: cfg.InboxDir,
 		Getenv: cfg.Getenv, Log: log.With("component", "intake"),
+		Mail: sender, Messages: ui.ServerMessages, Texts: ui.Texts, LevelNames: names,
 		Kinds: func(slug string) []string {
 			if l, err := levels.Level(slug); err == nil {
 				return levels.ImportKinds(l)

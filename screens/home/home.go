@@ -85,6 +85,9 @@ type Figures struct {
 	Tasks           *TaskFigures    `json:"tasks"`           // screen 14
 	Imports         any             `json:"imports"`         // screen 2
 	Bank            *BankFigures    `json:"bank"`            // screen 15
+	// Alerts are the open alerts of the last days the user's screens permit
+	// (screen 2: intake; 13: runs); nil when they permit none.
+	Alerts []Alert `json:"alerts"`
 }
 
 // Amount is a count and its exact USD sum ("0.00" when there is none).
@@ -178,6 +181,37 @@ type BankActor struct {
 	Out   string  `json:"out"`
 }
 
+// Alert is something that went wrong or did not come while nobody looked
+// (screens/intake: alert table): kind runFailed, intakeFailed or fileMissing.
+type Alert struct {
+	ID            int64          `json:"id"`
+	Kind          string         `json:"kind"`
+	RaisedOn      time.Time      `json:"raisedOn"`
+	Message       string         `json:"message"`
+	MessageCode   string         `json:"messageCode"`
+	MessageParams map[string]any `json:"messageParams"`
+}
+
+// AlertDays is how far back Home lists alerts not cleared; at most maxAlerts.
+const (
+	AlertDays = 7
+	maxAlerts = 20
+)
+
+// alerts lists the open alerts of the screens given, newest first.
+func (s *Service) alerts(ctx context.Context, screens []int, now time.Time) ([]Alert, error) {
+	rows, err := s.pool.Query(ctx, `select id, kind, raised_on, message, message_code, coalesce(message_params, '{}') from alert
+		where cleared_on is null and raised_on >= $1 and screen = any($2) order by raised_on desc, id desc limit $3`,
+		now.Add(-AlertDays*24*time.Hour), screens, maxAlerts)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (a Alert, err error) {
+		err = r.Scan(&a.ID, &a.Kind, &a.RaisedOn, &a.Message, &a.MessageCode, &a.MessageParams)
+		return a, err
+	})
+}
+
 // ParseMonth reads YYYY-MM; empty is the month of now.
 func ParseMonth(s string, now time.Time) (time.Time, error) {
 	if strings.TrimSpace(s) == "" {
@@ -203,7 +237,7 @@ func (s *Service) Home(ctx context.Context, a *engine.Actor, month time.Time) (*
 	s.mu.Lock()
 	if c, ok := s.cache[key]; ok && now.Sub(c.at) < CacheFor {
 		s.mu.Unlock()
-		return c.res, nil
+		return s.withAlerts(ctx, a, c.res, now)
 	}
 	s.mu.Unlock()
 
@@ -221,7 +255,28 @@ func (s *Service) Home(ctx context.Context, a *engine.Actor, month time.Time) (*
 		s.cache[key] = cached{at: now, res: res}
 	}
 	s.mu.Unlock()
-	return res, nil
+	return s.withAlerts(ctx, a, res, now)
+}
+
+// withAlerts is f with the alerts the actor's screens permit, read now
+// (never cached: an alert is news, and its read is one index range).
+func (s *Service) withAlerts(ctx context.Context, a *engine.Actor, f *Figures, now time.Time) (*Figures, error) {
+	var screens []int
+	for _, id := range []int{ScreenImports, ScreenReconcile} {
+		if a.Can(id) {
+			screens = append(screens, id)
+		}
+	}
+	if len(screens) == 0 {
+		return f, nil
+	}
+	alerts, err := s.alerts(ctx, screens, now)
+	if err != nil {
+		return nil, fmt.Errorf("home: %w", engine.TranslatePG(err))
+	}
+	out := *f
+	out.Alerts = alerts
+	return &out, nil
 }
 
 func (s *Service) compute(ctx context.Context, a *engine.Actor, month, now time.Time) (*Figures, error) {
@@ -265,6 +320,7 @@ func (s *Service) compute(ctx context.Context, a *engine.Actor, month, now time.
 			return err
 		})
 	}
+
 	if err := parallel(ctx, parts); err != nil {
 		return nil, fmt.Errorf("home: %w", engine.TranslatePG(err))
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -254,6 +255,45 @@ func TestHomeFollowsScreens(t *testing.T) {
 	later, _ := s.Home(ctx, &engine.Actor{Screens: map[int]bool{1: true, 14: true}}, march)
 	if later.Tasks.Open != 1 {
 		t.Errorf("cached past a minute: %d open", later.Tasks.Open)
+	}
+	// Alerts by the screen they belong to: intake (2), runs (13); cleared
+	// ones and those older than AlertDays are not listed.
+	must(t, pool, `insert into alert (key, kind, screen, message, message_code, raised_on, cleared_on) values
+		('import:1', 'intakeFailed', 2, 'a', 'alert.importFailed', '2026-03-10 08:00Z', null),
+		('run:1', 'runFailed', 13, 'b', 'alert.runFailed', '2026-03-10 07:00Z', null),
+		('run:0', 'runFailed', 13, 'c', 'alert.runFailed', '2026-03-10 06:00Z', now()),
+		('import:0', 'intakeFailed', 2, 'd', 'alert.importFailed', '2026-03-01 08:00Z', null)`)
+	keys := func(screens ...int) string {
+		a := &engine.Actor{Screens: map[int]bool{1: true}}
+		for _, id := range screens {
+			a.Screens[id] = true
+		}
+		f, err := s.Home(ctx, a, march)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Alerts == nil {
+			return "none"
+		}
+		var out []string
+		for _, al := range f.Alerts {
+			out = append(out, al.Message)
+		}
+		return strings.Join(out, ",")
+	}
+	if got := keys(); got != "none" {
+		t.Errorf("home only sees alerts %s", got)
+	}
+	if got := keys(2); got != "a" {
+		t.Errorf("data import sees alerts %s, want a", got)
+	}
+	if got := keys(2, 13); got != "a,b" {
+		t.Errorf("both see alerts %s, want a,b", got)
+	}
+	// Alerts are read afresh: one raised now shows while the figures are cached.
+	must(t, pool, `insert into alert (key, kind, screen, message, message_code, raised_on) values ('import:2', 'intakeFailed', 2, 'e', 'alert.importFailed', '2026-03-10 08:30Z')`)
+	if got := keys(2); got != "e,a" {
+		t.Errorf("data import sees alerts %s after a new one, want e,a", got)
 	}
 	for _, bad := range []string{"2026-13", "March", "2026-3-1", "0000-01"} {
 		if _, err := ParseMonth(bad, now); engine.ErrorCode(err) != engine.CodeInvalid {

@@ -271,7 +271,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*engine.Actor
 	now := s.now()
 	err = s.pool.QueryRow(ctx, `
 		select u.username, u.language_code, s.revoked_at is null and s.expires_at > $3 and u.is_active and coalesce(s.last_seen_at, s.issued_at) > $4,
-		       s.last_seen_at is null or s.last_seen_at < $5, array(`+screensOfUser("$2")+`)
+		       s.last_seen_at is null or s.last_seen_at < $5, array(`+ScreensOfUser("$2")+`)
 		from auth_session s join app_user u on u.id = s.user_id
 		where s.id = $1 and s.user_id = $2`, sessionID, userID, now, now.Add(-s.idleTimeout), now.Add(-time.Minute)).
 		Scan(&a.Username, &a.Language, &live, &stale, &screens)
@@ -295,10 +295,10 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*engine.Actor
 	return a, nil
 }
 
-// screensOfUser is the query of the screen ids the roles of a user grant
+// ScreensOfUser is the query of the screen ids the roles of a user grant
 // (the user id is the bind parameter param); the Administrator role grants
 // every screen.
-func screensOfUser(param string) string {
+func ScreensOfUser(param string) string {
 	return `select ws.id from web_screen ws
 	where exists (select 1 from user_role ur join role r on r.id = ur.role_id
 		where ur.user_id = ` + param + ` and (r.is_admin or exists (select 1 from role_screen rs where rs.role_id = r.id and rs.screen_id = ws.id)))
@@ -306,7 +306,7 @@ func screensOfUser(param string) string {
 }
 
 func (s *Service) userScreens(ctx context.Context, userID int64) ([]int, error) {
-	rows, err := s.pool.Query(ctx, screensOfUser("$1"), userID)
+	rows, err := s.pool.Query(ctx, ScreensOfUser("$1"), userID)
 	if err != nil {
 		return nil, err
 	}

@@ -28,14 +28,18 @@ type Profile struct {
 	// EnableTwoFactor tells the profile dialog that an email change needs a
 	// code; the profile cannot change it.
 	EnableTwoFactor bool `json:"enableTwoFactor"`
+	// DailyDigest: the user gets the daily email of alerts and overdue
+	// items (screens/intake), each only what their screens permit.
+	DailyDigest bool `json:"dailyDigest"`
 }
 
 func (s *Service) profile(ctx context.Context, userID int64) (*Profile, error) {
 	var p Profile
 	var dob *time.Time
 	err := s.pool.QueryRow(ctx, `select id, username, first_name, last_name, email, coalesce(mobile_number, ''), date_of_birth, date_format, language_code,
-		enable_two_factor from app_user where id = $1`, userID).
-		Scan(&p.UserID, &p.Username, &p.FirstName, &p.LastName, &p.Email, &p.MobileNumber, &dob, &p.DateFormat, &p.LanguageCode, &p.EnableTwoFactor)
+		enable_two_factor, daily_digest from app_user where id = $1`, userID).
+		Scan(&p.UserID, &p.Username, &p.FirstName, &p.LastName, &p.Email, &p.MobileNumber, &dob, &p.DateFormat, &p.LanguageCode, &p.EnableTwoFactor,
+			&p.DailyDigest)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, engine.NotFound("User %d not found.", userID)
 	}
@@ -61,6 +65,8 @@ type ProfileInput struct {
 	NewPassword string `json:"newPassword"`
 	// Proof is needed for a new email or a new password.
 	Proof
+	// DailyDigest, when given, turns the daily digest on or off.
+	DailyDigest *bool `json:"dailyDigest"`
 }
 
 // UpdateProfile changes the caller's own profile. A userId naming someone
@@ -101,8 +107,9 @@ func (s *Service) UpdateProfile(ctx context.Context, in ProfileInput) (*Profile,
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `update app_user set first_name = $2, last_name = $3, email = $4, mobile_number = nullif($5, ''),
 			date_of_birth = $6, date_format = $7, language_code = $8, updated_on = $9, updated_by = $10,
-			password_hash = coalesce($11, password_hash) where id = $1`,
-			a.UserID, in.FirstName, in.LastName, in.Email, in.MobileNumber, dob, in.DateFormat, in.LanguageCode, s.now(), a.Username, hash)
+			password_hash = coalesce($11, password_hash), daily_digest = coalesce($12, daily_digest) where id = $1`,
+			a.UserID, in.FirstName, in.LastName, in.Email, in.MobileNumber, dob, in.DateFormat, in.LanguageCode, s.now(), a.Username, hash,
+			in.DailyDigest)
 		if err != nil {
 			return duplicate(err)
 		}
@@ -115,6 +122,9 @@ func (s *Service) UpdateProfile(ctx context.Context, in ProfileInput) (*Profile,
 		after := *before
 		after.FirstName, after.LastName, after.Email, after.MobileNumber = in.FirstName, in.LastName, in.Email, in.MobileNumber
 		after.DateOfBirth, after.DateFormat, after.LanguageCode = dateString(dob), in.DateFormat, in.LanguageCode
+		if in.DailyDigest != nil {
+			after.DailyDigest = *in.DailyDigest
+		}
 		audited := struct {
 			Profile
 			PasswordChanged bool `json:"passwordChanged,omitempty"`

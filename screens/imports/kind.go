@@ -127,3 +127,43 @@ const (
 
 // Formats returns the formats kind may arrive in.
 func Formats(kind Kind) []string { return slices.Clone(formatsOf[kind]) }
+
+// holders collects the distinct values of a file's holder field: the
+// provider actor of transactions and settlements, the bank account of bank
+// bookings (import_file.holders: an expected file has come when one of its
+// kind holding its provider or account has loaded). At most maxHolders are
+// kept; tickets have none.
+type holders struct {
+	at   int // index of the field in Fields(kind), -1: none
+	seen map[string]bool
+}
+
+const maxHolders = 100
+
+func newHolders(kind Kind) *holders {
+	h := &holders{at: -1, seen: map[string]bool{}}
+	for i, f := range fields[kind] {
+		if f.Name == "ProviderActor" || f.Name == "BankAccount" {
+			h.at = i
+		}
+	}
+	return h
+}
+
+func (h *holders) add(vals []any) {
+	if h.at < 0 || len(h.seen) >= maxHolders {
+		return
+	}
+	if v, ok := vals[h.at].(string); ok && v != "" {
+		h.seen[v] = true
+	}
+}
+
+func (h *holders) list() []string {
+	out := make([]string, 0, len(h.seen))
+	for v := range h.seen {
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -145,6 +145,7 @@ func (s *Service) run(ctx context.Context, id int64, open func() (io.ReadCloser,
 	var loaded, staged, repeated int
 	var warnings []RowNote
 	lim := s.runLimits()
+	holders := newHolders(kind)
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		cols := append(append([]string{}, t.columns...), "natural_key", "import_file_id")
 		var provenance []any // a bank booking carries its file, when and by whom from the start
@@ -188,6 +189,7 @@ func (s *Service) run(ctx context.Context, id int64, open func() (io.ReadCloser,
 					if err != nil {
 						return err
 					}
+					holders.add(r.Values)
 					key := r.Identity
 					if key == "" {
 						key = t.key(r.Values)
@@ -284,7 +286,8 @@ func (s *Service) run(ctx context.Context, id int64, open func() (io.ReadCloser,
 				return err
 			}
 		}
-		return nil
+		_, err = tx.Exec(ctx, `update import_file set holders = $2 where id = $1`, id, holders.list())
+		return err
 	})
 	switch {
 	case errors.Is(err, errRowErrors):

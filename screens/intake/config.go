@@ -24,11 +24,13 @@ const File = "intake.yaml"
 
 // Config is intake.yaml.
 type Config struct {
-	TimeZone string   `yaml:"timeZone"`
-	Tick     Duration `yaml:"tick"`
-	Folder   Folder   `yaml:"folder"`
-	SFTP     []*SFTP  `yaml:"sftp"`
-	Runs     []*Run   `yaml:"runs"`
+	TimeZone string      `yaml:"timeZone"`
+	Tick     Duration    `yaml:"tick"`
+	Folder   Folder      `yaml:"folder"`
+	SFTP     []*SFTP     `yaml:"sftp"`
+	Runs     []*Run      `yaml:"runs"`
+	Expected []*Expected `yaml:"expected"`
+	Digest   Digest      `yaml:"digest"`
 	loc      *time.Location
 }
 
@@ -58,6 +60,40 @@ type Run struct {
 	Level       string `yaml:"level"`
 	Schedule    string `yaml:"schedule"`
 	AfterIntake bool   `yaml:"afterIntake"`
+}
+
+// Expected is a file expected by a time of day: of a kind, holding a
+// provider's rows (transactions, settlements) or a bank account's (bank).
+type Expected struct {
+	Name        string `yaml:"name"`
+	Kind        string `yaml:"kind"`
+	Provider    string `yaml:"provider"`
+	BankAccount string `yaml:"bankAccount"`
+	By          string `yaml:"by"`   // hh:mm in the time zone
+	Days        string `yaml:"days"` // weekdays (default) or daily
+	cron        string
+}
+
+// Holder is the provider or bank account the file holds ("" any).
+func (e *Expected) Holder() string { return e.Provider + e.BankAccount }
+
+// Digest is the daily email to the users who asked for it (Profile).
+type Digest struct {
+	At   string `yaml:"at"`  // hh:mm in the time zone; default 07:00
+	Off  bool   `yaml:"off"` // true: no digest is sent
+	cron string
+}
+
+// DefaultDigestAt is when the digest goes out by default.
+const DefaultDigestAt = "07:00"
+
+// clock reads hh:mm as a cron's minute and hour fields.
+func clock(v string) (string, bool) {
+	t, err := time.Parse("15:04", v)
+	if err != nil {
+		return "", false
+	}
+	return fmt.Sprintf("%d %d", t.Minute(), t.Hour()), true
 }
 
 // Duration is a time.Duration written as "10s", "1m".
@@ -128,16 +164,21 @@ func Parse(b []byte, levels func(slug string) bool) (*Config, error) {
 	} else if time.Duration(c.Folder.Poll) < time.Second {
 		bad("folder.poll must be at least 1s")
 	}
+	// named checks an entry's name: present, without the characters that
+	// separate the parts of schedule names, alert keys and origins, once.
+	named := func(at, name string, seen map[string]bool) {
+		if name == "" || strings.ContainsAny(name, ":/ ") {
+			bad("%s: name is required, without spaces, colons or slashes", at)
+		}
+		if seen[name] {
+			bad("%s: the name is used twice", at)
+		}
+		seen[name] = true
+	}
 	names := map[string]bool{}
 	for i, s := range c.SFTP {
 		at := fmt.Sprintf("sftp[%d] %s", i, s.Name)
-		if s.Name == "" || strings.ContainsAny(s.Name, ":/ ") {
-			bad("%s: name is required, without spaces, colons or slashes", at)
-		}
-		if names[s.Name] {
-			bad("%s: the name is used twice", at)
-		}
-		names[s.Name] = true
+		named(at, s.Name, names)
 		if s.Host == "" || s.User == "" || s.Folder == "" {
 			bad("%s: host, user and folder are required", at)
 		}
@@ -183,6 +224,47 @@ func Parse(b []byte, levels func(slug string) bool) (*Config, error) {
 			}
 		}
 	}
+	expected := map[string]bool{}
+	for i, e := range c.Expected {
+		at := fmt.Sprintf("expected[%d] %s", i, e.Name)
+		named(at, e.Name, expected)
+		switch imports.Kind(e.Kind) {
+		case imports.Transaction, imports.Settlement:
+			if e.Provider == "" || e.BankAccount != "" {
+				bad("%s: a %s file is expected by its provider: give provider, not bankAccount", at, e.Kind)
+			}
+		case imports.Bank:
+			if e.BankAccount == "" || e.Provider != "" {
+				bad("%s: a bank file is expected by its account: give bankAccount, not provider", at)
+			}
+		case imports.Ticket:
+			if e.Provider != "" || e.BankAccount != "" {
+				bad("%s: a ticket file has no provider or account", at)
+			}
+		default:
+			bad("%s: kind must be bank, transaction, settlement or ticket", at)
+		}
+		hm, ok := clock(e.By)
+		if !ok {
+			bad("%s: by must be a time of day like 09:00, got %q", at, e.By)
+		}
+		switch e.Days {
+		case "", "weekdays":
+			e.Days, e.cron = "weekdays", hm+" * * 1-5"
+		case "daily":
+			e.cron = hm + " * * *"
+		default:
+			bad("%s: days must be weekdays or daily, got %q", at, e.Days)
+		}
+	}
+	if c.Digest.At == "" {
+		c.Digest.At = DefaultDigestAt
+	}
+	if hm, ok := clock(c.Digest.At); ok {
+		c.Digest.cron = hm + " * * *"
+	} else {
+		bad("digest.at must be a time of day like 07:00, got %q", c.Digest.At)
+	}
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("%s:\n  %s", File, strings.Join(errs, "\n  "))
 	}
@@ -199,6 +281,15 @@ func (c *Config) Source(name string) *SFTP {
 		return nil
 	}
 	return c.SFTP[i]
+}
+
+// Expect returns the expected file named name, or nil.
+func (c *Config) Expect(name string) *Expected {
+	i := slices.IndexFunc(c.Expected, func(e *Expected) bool { return e.Name == name })
+	if i < 0 {
+		return nil
+	}
+	return c.Expected[i]
 }
 
 // next is when a cron expression is next due after t, in loc.

@@ -177,6 +177,10 @@ func (s *Service) settle(ctx context.Context, k imports.Kind, claimed string) er
 				return nil // another node submitted it meanwhile
 			}
 			s.Log.Info("drop folder: file refused", "file", name, "kind", k, "reason", e.Message)
+			if err := raise(ctx, s.Pool, "refused:"+origin, AlertIntakeFailed, importScreen,
+				message{Text: name + ": " + e.Message, Code: e.Key, Params: e.Params}.with("file", name, "kind", string(k))); err != nil {
+				return err
+			}
 			return s.finishFile(path, failedDir, name, result{File: name, Kind: k, Outcome: "refused",
 				Error: e.Message, ErrorCode: e.Key, ErrorParams: e.Params})
 		case err != nil:

@@ -88,6 +88,9 @@ func TestDropFolder(t *testing.T) {
 	if n := e.count(t, `select count(*) from extraction_log where created_by = 'system' and status = 'Failed'`); n != 3 {
 		t.Fatalf("%d failed rows in the extraction log, want 3 (duplicate, bad, empty)", n)
 	}
+	if n := e.count(t, `select count(*) from alert where kind = 'intakeFailed' and screen = 2`); n != 3 {
+		t.Fatalf("%d intake alerts, want 3 (duplicate, bad, empty)", n)
+	}
 
 	// Renamed between two looks: taken once, under the new name.
 	write(t, in("may.csv"), transactions(200, 1))

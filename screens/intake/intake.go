@@ -40,7 +40,14 @@ type Options struct {
 	Inbox string
 	// Getenv reads the secrets intake.yaml names (passwords, keys).
 	Getenv func(string) string
-	Log    *slog.Logger
+	// Mail sends the daily digest; Messages (message codes) and Texts
+	// (every UI text, by key) write it in each reader's language;
+	// LevelNames are the levels' translation keys by number.
+	Mail       Mailer
+	Messages   func(lang string) map[string]string
+	Texts      func(lang string) map[string]string
+	LevelNames map[int]string
+	Log        *slog.Logger
 }
 
 // Service runs the intake: the drop folder, SFTP pulls and the schedules.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -124,4 +125,14 @@ func readResult(t *testing.T, path string) result {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return r
+}
+
+// instant reads an RFC 3339 time: the clock a test holds.
+func instant(t *testing.T, v string) time.Time {
+	t.Helper()
+	tm, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tm
 }

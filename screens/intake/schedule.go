@@ -30,6 +30,12 @@ func (s *Service) entries() []entry {
 		}
 		out = append(out, entry{name: "run:" + r.Level, kind: "run", target: r.Level, cron: r.Schedule, afterIntake: r.AfterIntake, kinds: kinds})
 	}
+	for _, e := range s.Config.Expected {
+		out = append(out, entry{name: "expect:" + e.Name, kind: "expect", target: e.Name, cron: e.cron, kinds: []string{}})
+	}
+	if !s.Config.Digest.Off {
+		out = append(out, entry{name: "digest", kind: "digest", target: "daily", cron: s.Config.Digest.cron, kinds: []string{}})
+	}
 	return out
 }
 
@@ -97,6 +103,10 @@ func (s *Service) Tick(ctx context.Context, now time.Time) (int, error) {
 		if err != nil {
 			return err
 		}
+		// Missing files that came late clear their alerts.
+		if err := clearArrived(ctx, tx); err != nil {
+			return err
+		}
 		for _, d := range list {
 			res, ok, jobID, keep, err := s.start(ctx, tx, d)
 			if err != nil {
@@ -154,6 +164,22 @@ func (s *Service) start(ctx context.Context, tx pgx.Tx, d due) (res message, sta
 		}
 		return message{Text: fmt.Sprintf("Run %d started.", runID), Code: "intake.runStarted", Params: map[string]any{"runId": runID}},
 			true, nil, false, nil
+	case "expect":
+		loc, lerr := time.LoadLocation(d.zone)
+		if lerr != nil {
+			loc = time.UTC
+		}
+		m, err := s.checkExpected(ctx, tx, d.target, d.nextDue, loc)
+		return m, err == nil, nil, false, err
+	case "digest":
+		if s.queue == nil {
+			return message{}, false, nil, true, nil
+		}
+		job, err := s.queue.InsertTx(ctx, tx, DigestArgs{At: d.nextDue}, nil)
+		if err != nil {
+			return message{}, false, nil, false, err
+		}
+		return message{Text: "Sending the daily digest.", Code: "intake.digestQueued"}, true, &job.Job.ID, false, nil
 	case "sftp":
 		if s.queue == nil {
 			return message{}, false, nil, true, nil

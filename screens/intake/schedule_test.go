@@ -19,19 +19,13 @@ func TestSchedules(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	const yamlText = `timeZone: Europe/Stockholm
+digest: {off: true}
 runs:
   - {level: ticket-transaction, schedule: "0 6 * * 1-5"}
   - {level: settlement-bank, afterIntake: true}
 `
 	s := e.service(t, yamlText, "", nil)
-	at := func(v string) time.Time {
-		t.Helper()
-		tm, err := time.Parse(time.RFC3339, v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tm
-	}
+	at := func(v string) time.Time { return instant(t, v) }
 	tick := func(now string, want int) {
 		t.Helper()
 		n, err := s.Tick(ctx, at(now))
@@ -121,7 +115,7 @@ runs:
 	}
 
 	// A changed schedule is due at its new time; one no longer declared goes.
-	changed := e.service(t, "timeZone: UTC\nruns:\n  - {level: ticket-transaction, schedule: \"30 7 * * *\"}\n", "", nil)
+	changed := e.service(t, "timeZone: UTC\ndigest: {off: true}\nruns:\n  - {level: ticket-transaction, schedule: \"30 7 * * *\"}\n", "", nil)
 	if err := changed.Sync(ctx, at("2026-12-01T08:00:00Z")); err != nil {
 		t.Fatal(err)
 	}

@@ -53,6 +53,12 @@ func (w *PullWorker) Work(ctx context.Context, job *river.Job[PullArgs]) error {
 	}
 	if err != nil {
 		w.Intake.Log.Error("sftp intake", "source", job.Args.Source, "err", err)
+		// one alert a day per source: a server down all day is one thing to look at
+		day := time.Now().UTC().Format(time.DateOnly)
+		if aerr := raise(ctx, w.Intake.Pool, "pull:"+job.Args.Source+":"+day, AlertIntakeFailed, importScreen,
+			res.with("source", job.Args.Source)); aerr != nil {
+			return aerr
+		}
 	}
 	if _, uerr := w.Intake.Pool.Exec(context.WithoutCancel(ctx), `update intake_schedule set last_result = $2, last_result_code = $3,
 		last_result_params = $4, updated_on = now() where name = $1`, "sftp:"+job.Args.Source, res.Text, res.Code, res.Params); uerr != nil {
@@ -249,6 +255,10 @@ func (s *Service) take(ctx context.Context, client *sftp.Client, src *SFTP, file
 		return false, nil // the same content is being imported: the next look decides
 	case errors.As(err, &e) && (e.Code == engine.CodeInvalid || e.Code == engine.CodeTooLarge || e.Code == engine.CodeConflict):
 		res = message{Text: e.Message, Code: e.Key, Params: e.Params}
+		if err := raise(ctx, s.Pool, "refused:"+origin, AlertIntakeFailed, importScreen,
+			res.with("file", path.Base(file), "kind", src.Kind, "source", src.Name)); err != nil {
+			return false, err
+		}
 	default:
 		return false, err
 	}

@@ -94,6 +94,9 @@ func TestSFTPIntake(t *testing.T) {
 	if n := e.count(t, `select count(*) from extraction_log where created_by = 'system'`); n != 3 {
 		t.Fatalf("%d extraction-log rows, want 3 (a loaded, b refused, c failed)", n)
 	}
+	if n := e.count(t, `select count(*) from alert where kind = 'intakeFailed'`); n != 2 {
+		t.Fatalf("%d intake alerts, want 2 (b refused, c failed)", n)
+	}
 
 	// Renamed while it is read: not taken; taken once under its new name.
 	write(t, filepath.Join(out, "d.csv"), transactions(40, 1))
@@ -137,6 +140,15 @@ func TestSFTPIntake(t *testing.T) {
 	}
 	if n := e.count(t, `select count(*) from intake_seen where path like '%/e.csv'`); n != 0 {
 		t.Fatal("a server with the wrong host key was read")
+	}
+	// The pull job raises one alert a day for a source that fails.
+	for range 2 {
+		if err := (&PullWorker{Intake: wrong}).Work(ctx, &river.Job[PullArgs]{Args: PullArgs{Source: "nuvei"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := e.count(t, `select count(*) from alert where key like 'pull:nuvei:%' and message_code = 'intake.hostKey'`); n != 1 {
+		t.Fatalf("%d alerts for the failing pulls, want 1", n)
 	}
 	unset := e.service(t, source(srv.HostKey), "", func(string) string { return "" })
 	if _, err := unset.Pull(ctx, "nuvei"); !hasKey(err, "intake.secretMissing") || !strings.Contains(err.Error(), "NUVEI_SFTP_PASSWORD") {

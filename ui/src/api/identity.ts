@@ -90,6 +90,8 @@ export interface Profile {
   languageCode: string;
   /** Two-factor sign-in is on: an email change needs a code (profileApi.sendCode). */
   enableTwoFactor?: boolean;
+  /** The daily email of alerts and items past their SLA (omitted: unchanged). */
+  dailyDigest?: boolean;
 }
 
 /** The proof a change of email or password needs: the current password, and a code for two-factor users. */

@@ -61,6 +61,9 @@ describe('profile dialog', () => {
     expect(dob.readOnly).toBe(true); // typing disabled
 
     fireEvent.change(first, { target: { value: 'Annika' } });
+    const digest = screen.getByLabelText('Send me a daily digest by email') as HTMLInputElement;
+    expect(digest.checked).toBe(false);
+    fireEvent.click(digest);
     fireEvent.click(screen.getByTestId('profile-save'));
 
     await waitFor(() => expect(reload).toHaveBeenCalled());
@@ -73,6 +76,7 @@ describe('profile dialog', () => {
       dateOfBirth: '1985-03-04',
       dateFormat: 'YYYY/MM/DD HH:mm:ss',
       languageCode: 'en',
+      dailyDigest: true,
     });
     expect(getCurrentUser()).toMatchObject({ firstName: 'Annika', userId: 5 });
     expect(getCurrentUser()?.token).toBeTruthy();

@@ -9,6 +9,7 @@ import { useTranslation } from 'react-i18next';
 import { useFormik } from 'formik';
 import { Dialog } from 'primereact/dialog';
 import { Button } from 'primereact/button';
+import { Checkbox } from 'primereact/checkbox';
 import { InputText } from 'primereact/inputtext';
 import { ApiError } from '../api/client';
 import { profileApi, type Profile } from '../api/identity';
@@ -35,6 +36,8 @@ interface ProfileValues {
   dateOfBirth: Date | null;
   dateFormat: string;
   languageCode: string;
+  /** The daily email of alerts and overdue items. */
+  dailyDigest: boolean;
   /** Needed for a new email or password (a stolen session alone must not change them). */
   currentPassword: string;
   newPassword: string;
@@ -52,6 +55,7 @@ const EMPTY: ProfileValues = {
   dateOfBirth: null,
   dateFormat: DEFAULT_USER_DATE_FORMAT,
   languageCode: 'en',
+  dailyDigest: false,
   currentPassword: '',
   newPassword: '',
   code: '',
@@ -66,6 +70,7 @@ function valuesOf(profile: Profile): ProfileValues {
     dateOfBirth: fromIsoDate(profile.dateOfBirth),
     dateFormat: profile.dateFormat || DEFAULT_USER_DATE_FORMAT,
     languageCode: profile.languageCode || 'en',
+    dailyDigest: !!profile.dailyDigest,
     currentPassword: '',
     newPassword: '',
     code: '',
@@ -162,6 +167,7 @@ export function ProfileDialog({ visible, onHide }: { visible: boolean; onHide: (
         dateOfBirth: values.dateOfBirth ? toIsoDate(values.dateOfBirth) : null,
         dateFormat: values.dateFormat,
         languageCode: values.languageCode,
+        dailyDigest: values.dailyDigest,
         ...(needsProof ? { currentPassword: values.currentPassword } : {}),
         ...(values.newPassword ? { newPassword: values.newPassword } : {}),
         ...(needsCode ? { challengeId, code: values.code.trim() } : {}),
@@ -327,6 +333,17 @@ export function ProfileDialog({ visible, onHide }: { visible: boolean; onHide: (
           onChange={(field, value) => setValue(field, value)}
           errors={{ dateFormat: errorOf('dateFormat'), languageCode: errorOf('languageCode') }}
         />
+        <div className="field field--inline">
+          <Checkbox
+            inputId="profile-dailyDigest"
+            checked={values.dailyDigest}
+            disabled={!profile}
+            onChange={(e) => setValue('dailyDigest', !!e.checked)}
+            data-testid="profile-daily-digest"
+          />
+          <label htmlFor="profile-dailyDigest">{t('profile.dailyDigest')}</label>
+        </div>
+        <p className="muted">{t('profile.dailyDigestHint')}</p>
       </form>
     </Dialog>
   );

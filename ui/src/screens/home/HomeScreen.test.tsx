@@ -95,4 +95,27 @@ describe('home screen', () => {
       '/dashboard/bank-settlement?tab=3&fromDate=2026-03-02&toDate=2026-03-02&clientUniqueId=1254400000009',
     );
   });
+
+  it('lists the alerts by kind and message code, and says when there are none', async () => {
+    const month = new Date().toISOString().slice(0, 7);
+    mocks.getQuiet.mockResolvedValueOnce(
+      figures(month, {
+        alerts: [
+          { id: 2, kind: 'fileMissing', raisedOn: '2026-03-10T08:00:00Z', message: 'english', messageCode: 'alert.fileMissing',
+            messageParams: { kind: 'settlement', holder: 'Nuvei', by: '09:00', day: '2026-03-10', name: 'nuvei' } },
+          { id: 1, kind: 'runFailed', raisedOn: '2026-03-10T07:00:00Z', message: 'boom', messageCode: 'recon.runCollided', messageParams: {} },
+        ],
+      }),
+    );
+    const { unmount } = renderScreen();
+    const rows = await screen.findAllByTestId('home-alert');
+    expect(rows[0]!.textContent).toContain(en.home.alerts.kinds.fileMissing);
+    expect(rows[0]!.textContent).toContain('No settlement file for Nuvei had come by 09:00 on 2026-03-10 (expected: nuvei).');
+    expect(rows[1]!.textContent).toContain(en.recon.errors.runCollided);
+    expect(screen.getByTestId('home-alerts').querySelector('a')!.getAttribute('href')).toBe('/dashboard/config-settings?tab=schedules');
+    unmount();
+    mocks.getQuiet.mockResolvedValueOnce(figures(month, { alerts: [] }));
+    renderScreen();
+    expect((await screen.findByTestId('home-alerts')).textContent).toContain(en.home.alerts.none);
+  });
 });

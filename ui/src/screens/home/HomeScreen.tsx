@@ -21,8 +21,8 @@ import { formatDecimal } from '../../lib/decimal';
 import { extractionLogLink } from '../data-import/importFormat';
 import type { ImportFile } from '../../api/imports';
 import { formatAmount } from '../reports/pivot';
-import { runErrorText } from '../bank-settlement/recon';
-import { bankLink, currentMonth, openItemsLink, reconcileLink, tabOf, ticketFilter, OPEN_ITEMS_PATH, REPORTS_PATH, TASKS_PATH, IMPORTS_PATH, type HomeFigures, type LevelFigures } from './home';
+import { codeText, runErrorText } from '../bank-settlement/recon';
+import { bankLink, currentMonth, openItemsLink, reconcileLink, tabOf, ticketFilter, OPEN_ITEMS_PATH, REPORTS_PATH, SCHEDULES_PATH, TASKS_PATH, IMPORTS_PATH, type HomeFigures, type LevelFigures } from './home';
 import './home.css';
 
 const TrendChart = lazy(() => import('./UnmatchedTrendChart'));
@@ -61,7 +61,7 @@ export default function HomeScreen() {
   const usd = (v: string) => `${formatAmount(v, locale)} USD`;
   const f = figures && figures.month === month ? figures : null;
   const canOpenBookings = pathGranted(PROCESSED_BANK_PATH, getScreenIds());
-  const nothing = f && !f.levels && !f.tasks && !f.imports && !f.bank;
+  const nothing = f && !f.levels && !f.tasks && !f.imports && !f.bank && !f.alerts;
   // A level by its number, as the figures name it (home.levels.<n>; its slug for a level without one).
   const levelName = (level: number) => t(`home.levels.${level}`, { defaultValue: f?.levels?.find((l) => l.level === level)?.slug ?? String(level) });
   // The levels the runs are shown for: those the figures list, in tab order.
@@ -97,6 +97,25 @@ export default function HomeScreen() {
       )}
       {f && (
         <div className="home-grid">
+          {f.alerts && (
+            <Card title={t('home.alerts.title')} link={SCHEDULES_PATH} linkLabel={t('home.alerts.schedules')} testId="home-alerts" wide>
+              {f.alerts.length === 0 ? (
+                <p className="muted">{t('home.alerts.none')}</p>
+              ) : (
+                <ul className="home-list">
+                  {f.alerts.map((a) => (
+                    <li key={a.id} data-testid="home-alert">
+                      <span>
+                        <Tag value={t(`home.alerts.kinds.${a.kind}`)} severity={a.kind === 'fileMissing' ? 'warning' : 'danger'} />{' '}
+                        {codeText(t, a.messageCode, a.messageParams, a.message)}
+                      </span>
+                      <span className="muted">{moment(a.raisedOn)}</span>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </Card>
+          )}
           {f.levels?.map((l, tab) => (
             <LevelCard key={l.level} level={l} name={levelName(l.level)} tab={tab} from={f.from} to={f.to} count={count} locale={locale} usd={usd} />
           ))}

@@ -54,6 +54,18 @@ export interface HomeFigures {
   bank?: { in: string; out: string; byActor: { actor: string | null; in: string; out: string }[] } | null;
   /** How old the open items of every level are today (not a figure of the month). */
   ageing?: { open: number; overdue: number; buckets: { from: number; to: number | null; count: number }[] } | null;
+  /** What went wrong or did not come while nobody looked (runs, intake, expected files), newest first. */
+  alerts?: HomeAlert[] | null;
+}
+
+export interface HomeAlert {
+  id: number;
+  kind: 'runFailed' | 'intakeFailed' | 'fileMissing';
+  raisedOn: string;
+  /** English text, and its message code and parameters (shown in the reader's language). */
+  message: string;
+  messageCode: string;
+  messageParams: Record<string, unknown> | null;
 }
 
 export const RECONCILE_PATH = '/dashboard/bank-settlement';
@@ -61,6 +73,8 @@ export const TASKS_PATH = '/dashboard/tasks';
 export const IMPORTS_PATH = '/dashboard/financialdocument';
 export const REPORTS_PATH = '/dashboard/reports';
 export const OPEN_ITEMS_PATH = '/dashboard/screens/open-items';
+/** Configuration Settings' tab of the intake schedules: what each last did. */
+export const SCHEDULES_PATH = '/dashboard/config-settings?tab=schedules';
 
 /**
  * The exception queue showing the open items of an age bucket (from..to days, to null: from
