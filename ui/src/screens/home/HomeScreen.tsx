@@ -109,7 +109,7 @@ export default function HomeScreen() {
                         <Tag value={t(`home.alerts.kinds.${a.kind}`)} severity={a.kind === 'fileMissing' ? 'warning' : 'danger'} />{' '}
                         {codeText(t, a.messageCode, a.messageParams, a.message)}
                       </span>
-                      <span className="muted">{moment(a.raisedOn)}</span>
+                      <span className="muted home-alert__when">{moment(a.raisedOn)}</span>
                     </li>
                   ))}
                 </ul>
