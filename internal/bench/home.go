@@ -21,12 +21,13 @@ const HomeDatabase = "ledgerdesk_bench_home"
 // seedHome fills the documents of all three levels at the reconcile
 // benchmark's scale (n tickets and n card transactions, n/2 payouts) over
 // 900 days in three currencies, in date order as files arrive, with seven
-// in ten records of each level matched and one partial, a thousand tasks
-// and a run per level.
+// in ten records of each level matched and one partial, a thousand tasks,
+// a run per level, n open items in the exception queue and 50 alerts.
 func seedHome(ctx context.Context, pool *pgxpool.Pool, n int, out io.Writer) error {
-	var have int
+	var have, open int
 	pool.QueryRow(ctx, `select count(*) from ticket`).Scan(&have)
-	if have == n {
+	pool.QueryRow(ctx, `select count(*) from recon_open_item`).Scan(&open)
+	if have == n && open == n {
 		return nil
 	}
 	fmt.Fprintf(out, "generating %d tickets, %d transactions, %d payouts and their matches (once; kept for later runs) ...\n", n, n, n/2)
@@ -50,7 +51,18 @@ func seedHome(ctx context.Context, pool *pgxpool.Pool, n int, out io.Writer) err
 			where i % 10 < 8 and (l < 3 or i <= $1 / 2)`,
 		`insert into task (task_name, is_status) select 'Task ' || i, 1 + i % 3 from generate_series(1, 1000) i`,
 		`insert into recon_run (level, status, created_by, matched, partial) select l, 'succeeded', 'bench', 7, 1 from generate_series(1, 3) l`,
-		`vacuum analyze ticket, card_transaction, payout, recon_match, task`,
+		// n open items in the exception queue (Home's ageing reads them
+		// all), aged over the 900 days, a tenth past their SLA, and a
+		// screenful of alerts
+		`truncate recon_open_item, alert`,
+		`insert into recon_open_item (level, side, record_id, kind, ref, date, amount, currency, status, due_on)
+			select 1 + i % 3, 'left', i, 'ticket', lpad(i::text, 13, '0'), date '2024-01-01' + (i - 1) * 900 / $1, 100, 'USD', 'unmatched',
+				case when i % 10 = 0 then current_date - 1 - i % 30 else current_date + 30 end
+			from generate_series(1, $1) i`,
+		`insert into alert (key, kind, screen, message, message_code, message_params)
+			select 'run:' || i, 'runFailed', 13, 'failed', 'alert.runFailed', jsonb_build_object('runId', i, 'level', 1, 'detail', 'x')
+			from generate_series(1, 50) i`,
+		`vacuum analyze ticket, card_transaction, payout, recon_match, task, recon_open_item, alert`,
 	} {
 		var err error
 		if strings.Contains(q, "$1") {
@@ -120,7 +132,7 @@ func Home(ctx context.Context, dbURL string, scfg server.Config, rows int, out i
 		}
 		cached = append(cached, d)
 	}
-	fmt.Fprintf(out, "\nGET /api/home over %d tickets, %d transactions, %d payouts (30 months, each once)\n\n", rows, rows, rows/2)
+	fmt.Fprintf(out, "\nGET /api/home over %d tickets, %d transactions, %d payouts, %d open items (30 months, each once)\n\n", rows, rows, rows/2, rows)
 	table(out, []string{"answer", "p50", "p95", "max"}, [][]string{
 		{"computed (first call of a month)", ms(percentile(fresh, 50)), ms(percentile(fresh, 95)), ms(percentile(fresh, 100))},
 		{"from the cache (within a minute)", ms(percentile(cached, 50)), ms(percentile(cached, 95)), ms(percentile(cached, 100))},

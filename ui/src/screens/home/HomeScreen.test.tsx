@@ -100,6 +100,7 @@ describe('home screen', () => {
     const month = new Date().toISOString().slice(0, 7);
     mocks.getQuiet.mockResolvedValueOnce(
       figures(month, {
+        ageing: { open: 10, overdue: 3, buckets: [] },
         alerts: [
           { id: 2, kind: 'fileMissing', raisedOn: '2026-03-10T08:00:00Z', message: 'english', messageCode: 'alert.fileMissing',
             messageParams: { kind: 'settlement', holder: 'Nuvei', by: '09:00', day: '2026-03-10', name: 'nuvei' } },
@@ -108,6 +109,9 @@ describe('home screen', () => {
       }),
     );
     const { unmount } = renderScreen();
+    const overdue = await screen.findByTestId('home-alert-overdue');
+    expect(overdue.textContent).toContain('3 open items are past their SLA');
+    expect(overdue.querySelector('a')!.getAttribute('href')).toBe('/dashboard/screens/open-items?tab=openItems&OverdueDays=1..');
     const rows = await screen.findAllByTestId('home-alert');
     expect(rows[0]!.textContent).toContain(en.home.alerts.kinds.fileMissing);
     expect(rows[0]!.textContent).toContain('No settlement file for Nuvei had come by 09:00 on 2026-03-10 (expected: nuvei).');

@@ -99,10 +99,18 @@ export default function HomeScreen() {
         <div className="home-grid">
           {f.alerts && (
             <Card title={t('home.alerts.title')} link={SCHEDULES_PATH} linkLabel={t('home.alerts.schedules')} testId="home-alerts" wide>
-              {f.alerts.length === 0 ? (
+              {f.alerts.length === 0 && !f.ageing?.overdue ? (
                 <p className="muted">{t('home.alerts.none')}</p>
               ) : (
                 <ul className="home-list">
+                  {!!f.ageing?.overdue && (
+                    <li data-testid="home-alert-overdue">
+                      <span>
+                        <Tag value={t('home.alerts.kinds.overdue')} severity="warning" />{' '}
+                        <Link to={openItemsLink('overdue')}>{t('home.alerts.overdue', { count: f.ageing.overdue, formatted: count.format(f.ageing.overdue) })}</Link>
+                      </span>
+                    </li>
+                  )}
                   {f.alerts.map((a) => (
                     <li key={a.id} data-testid="home-alert">
                       <span>
