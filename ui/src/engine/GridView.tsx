@@ -141,7 +141,16 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
   const selectable = !!actions?.some((a) => a.selection);
   const [chosenKeys, setChosenKeys] = useState<ReadonlySet<string>>(() => new Set());
   const [askAction, setAskAction] = useState<ActionMeta | null>(null);
-  useEffect(() => setChosenKeys(new Set()), [grid.rows]);
+  // A page read again (a refresh, a second answer to the same request) keeps the choice of the
+  // rows still on it; another page, sort or filter has other rows, and so drops it.
+  useEffect(() => {
+    setChosenKeys((chosen) => {
+      if (chosen.size === 0) return chosen;
+      const onPage = new Set(grid.rows.map((r) => String(r[view.key])));
+      const kept = [...chosen].filter((k) => onPage.has(k));
+      return kept.length === chosen.size ? chosen : new Set(kept);
+    });
+  }, [grid.rows, view.key]);
   const chosenRows = useMemo(() => grid.rows.filter((r) => chosenKeys.has(String(r[view.key]))), [grid.rows, chosenKeys, view.key]);
 
   const visible = useMemo(() => view.columns.filter((c) => !c.hidden), [view]);
@@ -324,6 +333,7 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
         toast.success(t(action.success, answerValues(answer, chosenRows.length)));
       }
       setAskAction(null);
+      setChosenKeys(new Set()); // done with them
       grid.refresh();
     } catch (err) {
       const message = err instanceof Error && err.message && err.message !== GENERIC_ERROR ? err.message : t(action.failure);

@@ -94,6 +94,11 @@ describe('GridView with row actions', () => {
     const button = screen.getByTestId('grid-action-assign');
     expect((button as HTMLButtonElement).disabled).toBe(true); // nothing chosen yet
     fireEvent.click(checkBoxOf('Country 1'));
+    // the page read again (a refresh) keeps the choice of the rows still on it
+    const reads = api.callsTo('POST', '/api/grid').length;
+    fireEvent.click(screen.getByTestId('grid-refresh'));
+    await waitFor(() => expect(api.callsTo('POST', '/api/grid').length).toBeGreaterThan(reads));
+    await waitFor(() => expect(screen.getByTestId('grid-chosen').textContent).toBe('1 chosen'));
     fireEvent.click(checkBoxOf('Country 3'));
     await waitFor(() => expect(screen.getByTestId('grid-chosen').textContent).toBe('2 chosen'));
     expect((button as HTMLButtonElement).disabled).toBe(false);
