@@ -161,6 +161,34 @@ async function main() {
       await byTestId(page, `grid-${VIEW}`).waitFor();
     });
 
+    await check('a reconcile tab filters by status from its status column, then shows the open rows only', async () => {
+      const REPORT = 'VW_ReconTicketTransaction';
+      const today = new Date();
+      const link = `${page.url().split('#')[0]}#/dashboard/bank-settlement?tab=0&fromDate=${today.getFullYear() - 2}-01-01&toDate=${today.toISOString().slice(0, 10)}`;
+      await afterGrid(page, () => page.goto(link), (b) => b.includes(REPORT));
+      await byTestId(page, `grid-${REPORT}`).locator('[data-testid="row-status"]').first().waitFor();
+      const severities = () => byTestId(page, `grid-${REPORT}`).locator('[data-testid="row-status"]').evaluateAll((els) => els.map((e) => e.dataset.severity));
+      await byTestId(page, 'filter-ReconcileStatusNumber').click();
+      await byTestId(page, 'filter-value-ReconcileStatusNumber').click();
+      // after the run, the day groups left are partly matched (no day is wholly unmatched)
+      const body = await afterGrid(page, () => page.locator('.p-dropdown-item', { hasText: en.recon.status.partlyMatched }).first().click(),
+        (b) => b.includes('"field":"ReconcileStatusNumber"'));
+      assert(JSON.stringify(body.Filters) === JSON.stringify([{ field: 'ReconcileStatusNumber', op: 'equals', value: 2 }]), `filters ${JSON.stringify(body.Filters)}`);
+      await page.keyboard.press('Escape');
+      await page.mouse.click(5, 790);
+      await page.waitForFunction((view) => [...document.querySelectorAll(`[data-testid="grid-${view}"] [data-testid="row-status"]`)].every((e) => e.dataset.severity === 'warning'), REPORT);
+      const partial = await severities();
+      assert(partial.length > 0 && partial.every((v) => v === 'warning'), `severities ${partial.join(',')}`);
+      await shot(page, 'recon-status-filter-en');
+      await afterGrid(page, () => byTestId(page, 'grid-open-only').click(), (b) => b.includes('"op":"in"'));
+      await page.waitForFunction((view) => [...document.querySelectorAll(`[data-testid="grid-${view}"] [data-testid="row-status"]`)].some((e) => e.dataset.severity === 'warning'), REPORT);
+      const open = await severities();
+      assert(open.length > 0 && open.every((v) => v !== 'success'), `open only shows ${open.join(',')}`);
+      // back to the queue
+      await afterGrid(page, () => page.goto(`${page.url().split('#')[0]}#/dashboard/screens/open-items`), (b) => b.includes(VIEW));
+      await byTestId(page, `grid-${VIEW}`).waitFor();
+    });
+
     await check('in Swedish: the menu, headers and values', async () => {
       await byTestId(page, 'language-button').click();
       await byTestId(page, 'language-option-sv').click();

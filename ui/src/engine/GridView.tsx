@@ -26,6 +26,7 @@ import { CellEditor, EDIT_TEXT, type EditedRow } from './grid/CellEditor';
 import { ColumnFilter } from './grid/ColumnFilter';
 import { useReportGrid, type ReportGridProps } from './grid/reportGrid';
 import { ActionDialog, actionBody, answerValues, linkFor, selectionProblem } from './grid/rowActions';
+import { statusFilterColumn } from './grid/rowStatus';
 import type { ActionMeta, ColumnMeta, ExportFormat, FilterCondition, Row, ViewMeta } from './types';
 import './engine.css';
 
@@ -129,10 +130,15 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
   const locale = i18n.language || 'en';
   const fixed = useMemo(() => linkedConditions(view, linked), [view, linked]);
   const grid = useGrid(view, locale, fixed, report.params);
-  const reportGrid = useReportGrid(view, grid, report);
-
   const [filterField, setFilterField] = useState<string | null>(null);
   const filterPanel = useRef<OverlayPanel>(null);
+  const openFilter = useCallback((field: string, event: MouseEvent<HTMLElement>) => {
+    setFilterField(field);
+    filterPanel.current?.show(event, event.currentTarget);
+  }, []);
+  const reportGrid = useReportGrid(view, grid, report, openFilter);
+  // A report's status (rowStatus), filtered as a choice of its statuses from its column's header.
+  const statusColumn = useMemo(() => statusFilterColumn(view), [view]);
   const [formOpen, setFormOpen] = useState(false);
   const [pendingDelete, setPendingDelete] = useState<Row | null>(null);
   const [pendingAction, setPendingAction] = useState<ActionMeta | null>(null);
@@ -156,18 +162,17 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
   const visible = useMemo(() => view.columns.filter((c) => !c.hidden), [view]);
   const label = useCallback((c: ColumnMeta) => t(c.label, { defaultValue: c.field }), [t]);
   const enumLabel = useCallback(
-    (c: ColumnMeta, value: string) => t(`views.${view.name}.values.${c.field}.${value}`, { defaultValue: value }),
-    [t, view.name],
+    (c: ColumnMeta, value: string) => {
+      const badge = c === statusColumn ? view.rowStatus?.values[value] : undefined;
+      if (badge) return t(badge.label, { defaultValue: badge.label });
+      return t(`views.${view.name}.values.${c.field}.${value}`, { defaultValue: value });
+    },
+    [t, view.name, view.rowStatus, statusColumn],
   );
   const ctx = useMemo<FormatContext>(
     () => ({ locale, dateFormat: user?.dateFormat, enumLabel, yesNo: { yes: t('common.yes'), no: t('common.no') } }),
     [locale, user?.dateFormat, enumLabel, t],
   );
-
-  const openFilter = useCallback((field: string, event: MouseEvent<HTMLElement>) => {
-    setFilterField(field);
-    filterPanel.current?.show(event, event.currentTarget);
-  }, []);
 
   // ---- columns ------------------------------------------------------------------------------
   const columns = useMemo((): Column<Row>[] => {
@@ -387,8 +392,8 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
 
   // Close a filter popover whose column went away (a language switch rebuilds the headers).
   useEffect(() => {
-    if (filterField && !visible.some((c) => c.field === filterField)) setFilterField(null);
-  }, [filterField, visible]);
+    if (filterField && !visible.some((c) => c.field === filterField) && filterField !== statusColumn?.field) setFilterField(null);
+  }, [filterField, visible, statusColumn]);
 
   const number = (n: number) => new Intl.NumberFormat(locale).format(n);
   const totalText = grid.totalCapped
@@ -397,7 +402,7 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
       ? t('grid.rowOne')
       : t('grid.rows', { total: number(grid.totalCount) });
   const activeFilters = Object.keys(grid.filters).length;
-  const filterColumn = visible.find((c) => c.field === filterField);
+  const filterColumn = filterField !== null && filterField === statusColumn?.field ? statusColumn : visible.find((c) => c.field === filterField);
   // While capped, the pager always offers one more page: the server has at least that many.
   const pagerTotal = grid.totalCapped ? Math.max(grid.totalCount, grid.offset + 2 * grid.pageSize) : grid.totalCount;
   const gridHeight = height ? `${height}px` : undefined;

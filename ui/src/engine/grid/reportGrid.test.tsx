@@ -76,6 +76,25 @@ describe('GridView with a report view (params, rowStatus)', () => {
     await waitFor(() => expect(api.callsTo('POST', '/api/grid').length).toBe(before + 1));
   });
 
+  it('filters by status from the status column, by the statuses\' names; Open only is one such filter', async () => {
+    const listed = { ...reportView, rowStatus: { ...reportView.rowStatus!, values: { ...reportView.rowStatus!.values, '3': { label: 'recon.status.matched', severity: 'success' as const } } } };
+    const api = mockApi({ 'GET /api/meta/views/VW_Report': ok(listed), 'POST /api/grid': ok({ dataList: rows, totalCount: 3 }) });
+    renderReport({ params: { fromDate: '2026-11-01' } });
+    await screen.findByText('Unmatched');
+    const lastFilters = () => (api.callsTo('POST', '/api/grid').at(-1)!.body as GridRequest).Filters;
+    // Open only: the rows not matched, as a filter of the status
+    fireEvent.click(screen.getByTestId('grid-open-only').querySelector('input')!);
+    await waitFor(() => expect(lastFilters()).toEqual([{ field: 'StatusNumber', op: 'in', value: [1, 2] }]));
+    expect(screen.getByTestId('filter-StatusNumber').className).toContain('is-active');
+    // the status column's filter shows that choice by the statuses' names, and edits it
+    fireEvent.click(screen.getByTestId('filter-StatusNumber'));
+    const choice = await screen.findByTestId('filter-value-StatusNumber');
+    expect(choice.textContent).toContain('Unmatched, Partly matched');
+    fireEvent.click(await screen.findByText('Clear'));
+    await waitFor(() => expect(lastFilters()).toEqual([]));
+    expect((screen.getByTestId('grid-open-only').querySelector('input') as HTMLInputElement).checked).toBe(false);
+  });
+
   it('double-click and right-click hand the row to the screen; a failed page is reported', async () => {
     mockApi({ 'GET /api/meta/views/VW_Report': ok(reportView), 'POST /api/grid': [ok({ dataList: rows, totalCount: 3 }), fail(400, 'From Date and To Date are required.')] });
     const onRowDoubleClick = vi.fn();

@@ -10,6 +10,7 @@ import type { GridController } from '../useGrid';
 import type { Row, ViewMeta } from '../types';
 import { InputSwitch } from 'primereact/inputswitch';
 import { openRowsFilter, rowBadge, rowStatusClass, SEVERITY_ICON } from './rowStatus';
+import type { FilterInput } from '../fields';
 
 export interface ReportGridProps {
   /** The values of the view's declared params (a report's filters), sent as Params. */
@@ -22,9 +23,18 @@ export interface ReportGridProps {
   onLoadError?(message: string): void;
 }
 
-const STATUS_COLUMN_WIDTH = 118;
+const STATUS_COLUMN_WIDTH = 140;
 
-export function useReportGrid(view: ViewMeta, grid: GridController, { reloadToken, onRowDoubleClick, onRowContextMenu, onLoadError }: ReportGridProps) {
+/**
+ * openFilter opens the filter popover of a field (GridView's): the status column's header
+ * offers it for the rule's field, as a choice of statuses (statusFilterColumn).
+ */
+export function useReportGrid(
+  view: ViewMeta,
+  grid: GridController,
+  { reloadToken, onRowDoubleClick, onRowContextMenu, onLoadError }: ReportGridProps,
+  openFilter: (field: string, event: MouseEvent<HTMLElement>) => void,
+) {
   const { t } = useTranslation();
   const rule = view.rowStatus;
 
@@ -55,6 +65,37 @@ export function useReportGrid(view: ViewMeta, grid: GridController, { reloadToke
         frozen: true,
         resizable: true,
         sortable: true,
+        renderHeaderCell: ({ sortDirection }) => {
+          const name = t('grid.status');
+          const active = !!grid.filters[rule.field];
+          return (
+            <span className="grid-header" data-testid={`header-${rule.field}`}>
+              <span className="grid-header__label" title={name}>
+                {name}
+              </span>
+              {sortDirection && (
+                <i
+                  className={`pi ${sortDirection === 'ASC' ? 'pi-sort-amount-up-alt' : 'pi-sort-amount-down'} grid-header__sort`}
+                  aria-label={sortDirection === 'ASC' ? t('grid.sortAsc') : t('grid.sortDesc')}
+                />
+              )}
+              <button
+                type="button"
+                className={`grid-header__filter${active ? ' is-active' : ''}`}
+                title={t('grid.filter.title', { column: name })}
+                aria-label={t('grid.filter.title', { column: name })}
+                data-testid={`filter-${rule.field}`}
+                onClick={(event) => {
+                  event.stopPropagation();
+                  openFilter(rule.field, event);
+                }}
+                onKeyDown={(event) => event.stopPropagation()}
+              >
+                <i className={`pi ${active ? 'pi-filter-fill' : 'pi-filter'}`} aria-hidden="true" />
+              </button>
+            </span>
+          );
+        },
         renderCell: ({ row }) => {
           const badge = rowBadge(rule, row);
           if (!badge) return null;
@@ -67,7 +108,7 @@ export function useReportGrid(view: ViewMeta, grid: GridController, { reloadToke
         },
       },
     ];
-  }, [rule, t]);
+  }, [rule, t, grid.filters, openFilter]);
 
   const gridProps = {
     rowClass: rule ? (row: Row) => rowStatusClass(rule, row) : undefined,
@@ -87,14 +128,14 @@ export function useReportGrid(view: ViewMeta, grid: GridController, { reloadToke
       : undefined,
   };
   // "Open only": the rows whose status is not a success (matched), as a filter of the grid.
-  const openFilter = useMemo(() => openRowsFilter(rule), [rule]);
-  const openOnly = !!rule && !!grid.filters[rule.field];
+  const openRows = useMemo(() => openRowsFilter(rule), [rule]);
+  const openOnly = !!rule && !!openRows && sameFilter(grid.filters[rule.field], openRows);
   const toolbar =
-    rule && openFilter ? (
+    rule && openRows ? (
       <label className="grid-open-only">
         <InputSwitch
           checked={openOnly}
-          onChange={(e) => grid.setFilter(rule.field, e.value ? openFilter : null)}
+          onChange={(e) => grid.setFilter(rule.field, e.value ? openRows : null)}
           data-testid="grid-open-only"
           aria-label={t('grid.openOnly')}
         />
@@ -102,4 +143,9 @@ export function useReportGrid(view: ViewMeta, grid: GridController, { reloadToke
       </label>
     ) : null;
   return { columns, gridProps, toolbar };
+}
+
+/** Whether a column's filter is the "Open only" one (the status filter may hold another choice). */
+function sameFilter(a: FilterInput | undefined, b: FilterInput): boolean {
+  return !!a && a.op === b.op && a.value === b.value;
 }

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { declaredParams, openRowsFilter, rowBadge, rowStatusClass } from './rowStatus';
-import type { RowStatusMeta, ViewMeta } from '../types';
+import { declaredParams, openRowsFilter, rowBadge, rowStatusClass, statusFilterColumn } from './rowStatus';
+import type { ColumnMeta, RowStatusMeta, ViewMeta } from '../types';
 
 /** The rowStatus rules as views.yaml declares them (read from the file, not copied). */
 function rule(view: string): RowStatusMeta {
@@ -11,7 +11,9 @@ function rule(view: string): RowStatusMeta {
   const status = block.slice(block.indexOf('    rowStatus:'), block.indexOf('    columns:'));
   const field = /field: (\S+)/.exec(status)![1]!;
   const values: RowStatusMeta['values'] = {};
-  for (const m of status.matchAll(/'?([\w]+)'?: \{label: ([\w.]+), severity: (\w+)\}/g)) values[m[1]!] = { label: m[2]!, severity: m[3] as 'success' };
+  for (const m of status.matchAll(/'?([\w]+)'?: \{label: ([\w.]+), severity: (\w+)\}/g)) {
+    if (m[1] !== 'otherwise') values[m[1]!] = { label: m[2]!, severity: m[3] as 'success' };
+  }
   const otherwise = /otherwise: \{label: ([\w.]+), severity: (\w+)\}/.exec(status)!;
   return { field, values, otherwise: { label: otherwise[1]!, severity: otherwise[2] as 'success' } };
 }
@@ -73,5 +75,32 @@ describe('openRowsFilter', () => {
       openRowsFilter({ field: 'N', values: { a: { label: 'm', severity: 'success' }, b: { label: 'm', severity: 'success' } }, otherwise: { label: 'u', severity: 'danger' } }),
     ).toBeNull();
     expect(openRowsFilter(undefined)).toBeNull();
+  });
+});
+
+describe('the status as a filter', () => {
+  const view = (name: string): ViewMeta => {
+    const r = rule(name);
+    const column: ColumnMeta = { field: r.field, type: r.field === 'ReconStatus' ? 'text' : 'int', label: r.field, hidden: true, sortable: true, ops: ['equals', 'in'] };
+    return { name, rowStatus: r, columns: [column] } as unknown as ViewMeta;
+  };
+
+  it('every report lists every status its rows have, so each is a choice of the filter', () => {
+    expect(statusFilterColumn(view('VW_ReconTicketTransaction'))?.values).toEqual(['1', '2', '3']);
+    expect(statusFilterColumn(view('VW_ReconTicketLookup'))?.values).toEqual(['1', '2', '3', '4', '5']);
+    expect(statusFilterColumn(view('VW_ReconTransactionSettlement'))?.values).toEqual(['Matched', 'Partial', 'Unmatched']);
+    expect(statusFilterColumn(view('VW_ReconSettlementBank'))?.values).toEqual(['1', '2', '3']);
+    const column = statusFilterColumn(view('VW_ReconTicketTransaction'))!;
+    expect(column).toMatchObject({ field: 'ReconcileStatusNumber', type: 'enum', hidden: false, label: 'grid.status', ops: ['in', 'equals', 'notEquals'] });
+  });
+
+  it('Open only keeps the statuses that are not a success', () => {
+    expect(openRowsFilter(rule('VW_ReconTicketTransaction'))).toEqual({ op: 'in', value: '1,2', values: ['1', '2'] });
+    expect(openRowsFilter(rule('VW_ReconSettlementBank'))).toEqual({ op: 'notEquals', value: '1' });
+  });
+
+  it('no rule or no column of its field: no status filter', () => {
+    expect(statusFilterColumn({ columns: [] } as unknown as ViewMeta)).toBeNull();
+    expect(statusFilterColumn({ rowStatus: rule('VW_ReconSettlementBank'), columns: [] } as unknown as ViewMeta)).toBeNull();
   });
 });

@@ -5,7 +5,7 @@
  * so the colour never carries the meaning alone. And the values of a report's declared params
  * (`params`), kept to the names the view declares.
  */
-import type { Row, RowStatusMeta, StatusBadge, ViewMeta } from '../types';
+import type { ColumnMeta, Row, RowStatusMeta, StatusBadge, ViewMeta } from '../types';
 import type { FilterInput } from '../fields';
 
 /** The badge of one row, or null when the view has no rule (or no fallback for the value). */
@@ -57,4 +57,16 @@ export function openRowsFilter(rule: RowStatusMeta | undefined): FilterInput | n
   if (rule.otherwise?.severity === 'success') return open.length > 0 ? { op: 'in', value: open.join(','), values: open } : null;
   if (success.length === 1) return { op: 'notEquals', value: success[0] ?? '' };
   return null;
+}
+
+/**
+ * The status as a column the filter popover offers: a choice among the statuses the rule lists
+ * (shown by their badge labels; `in` for several, `equals`, and the `notEquals` "Open only" may
+ * set). Null without a rule, or when the view has no column of the rule's field to filter on.
+ */
+export function statusFilterColumn(view: ViewMeta): ColumnMeta | null {
+  const rule = view.rowStatus;
+  const column = rule && view.columns.find((c) => c.field === rule.field);
+  if (!rule || !column) return null;
+  return { ...column, type: 'enum', values: Object.keys(rule.values), ops: ['in', 'equals', 'notEquals'], hidden: false, label: 'grid.status' };
 }
