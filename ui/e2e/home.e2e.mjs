@@ -12,15 +12,24 @@ const en = loadTranslations('en');
 const sv = loadTranslations('sv');
 const { check, run } = createChecks({ describe: firstTwoLines });
 
-/** Sets the month input and waits for that month's figures (at once when it shows them already). */
+/**
+ * Types a month (YYYY-MM) into the month field, in the user's format its placeholder shows
+ * (MM-YYYY for DD-MM-YYYY users), and waits for that month's figures (at once when it shows them
+ * already).
+ */
 async function showMonth(page, month) {
-  if ((await byTestId(page, 'home-month').inputValue()) === month) {
+  const input = page.locator('#home-month');
+  const pattern = await input.getAttribute('placeholder');
+  const [year, mon] = month.split('-');
+  const typed = pattern.replace('YYYY', year).replace('MM', mon);
+  if ((await input.inputValue()) === typed) {
     await byTestId(page, 'home-level-1').waitFor();
     return;
   }
+  await input.fill(typed);
   await Promise.all([
     page.waitForResponse((r) => r.url().includes(`/api/home?month=${month}`) && r.status() === 200),
-    byTestId(page, 'home-month').fill(month),
+    input.press('Enter'),
   ]);
   await byTestId(page, 'home-level-1').waitFor();
 }

@@ -4,8 +4,11 @@ import {
   datePattern,
   formatDate,
   formatDateOnly,
+  formatMonth,
   fromIsoDate,
+  monthPattern,
   parseDateText,
+  parseMonthText,
   toIsoDate,
   type DateError,
 } from './dates';
@@ -163,5 +166,24 @@ describe('fromIsoDate', () => {
 describe('birthYearRange', () => {
   it('runs from 1900 to the current year', () => {
     expect(birthYearRange(TODAY)).toBe('1900:2026');
+  });
+});
+
+describe('months in the user format', () => {
+  it('drops the day from each of the six patterns', () => {
+    expect(['DD-MM-YYYY HH:mm:ss', 'DD/MM/YYYY', 'MM-DD-YYYY', 'MM/DD/YYYY', 'YYYY-MM-DD', 'YYYY/MM/DD', null].map(monthPattern)).toEqual([
+      'MM-YYYY', 'MM/YYYY', 'MM-YYYY', 'MM/YYYY', 'YYYY-MM', 'YYYY/MM', 'MM-YYYY',
+    ]);
+  });
+
+  it('writes and reads a month in a pattern, refusing what is not one', () => {
+    expect(formatMonth('2019-05', 'MM-YYYY')).toBe('05-2019');
+    expect(formatMonth('2019-05', 'YYYY/MM')).toBe('2019/05');
+    expect(parseMonthText('05-2019', 'MM-YYYY')).toBe('2019-05');
+    expect(parseMonthText(' 5-2019 ', 'MM-YYYY')).toBe('2019-05');
+    expect(parseMonthText('2019/11', 'YYYY/MM')).toBe('2019-11');
+    for (const bad of ['13-2019', '00-2019', '05-1899', '2019-05', '05/2019', 'May 2019', '']) {
+      expect(parseMonthText(bad, 'MM-YYYY')).toBeNull();
+    }
   });
 });

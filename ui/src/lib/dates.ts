@@ -138,3 +138,26 @@ export function parseDateText(text: string, format: string | null | undefined, t
 export function birthYearRange(today: Date = new Date()): string {
   return `${MIN_BIRTH_YEAR}:${today.getFullYear()}`;
 }
+
+/** The month part of a user format: its date pattern without the day ("DD-MM-YYYY" -> "MM-YYYY"). */
+export function monthPattern(format: string | null | undefined): string {
+  return datePattern(format).replace(/DD[-/]|[-/]DD/, '');
+}
+
+/** A month (YYYY-MM) in a month pattern ("MM-YYYY" -> "05-2019"). */
+export function formatMonth(month: string, pattern: string): string {
+  const [year = '', mon = ''] = month.split('-');
+  return pattern.replace('YYYY', year).replace('MM', mon);
+}
+
+/** Typed text read in a month pattern, as YYYY-MM; null when it is not a month of 1900-9999. */
+export function parseMonthText(text: string, pattern: string): string | null {
+  const source = pattern.replace(/[-/]/g, (sep) => `\\${sep}`).replace('YYYY', '(\\d{4})').replace('MM', '(\\d{1,2})');
+  const m = new RegExp(`^\\s*${source}\\s*$`).exec(text);
+  if (!m) return null;
+  const yearFirst = pattern.startsWith('YYYY');
+  const year = Number(yearFirst ? m[1] : m[2]);
+  const month = Number(yearFirst ? m[2] : m[1]);
+  if (month < 1 || month > 12 || year < 1900 || year > 9999) return null;
+  return `${year}-${pad(month)}`;
+}

@@ -12,6 +12,7 @@ import { Link } from 'react-router-dom';
 import { ProgressBar } from 'primereact/progressbar';
 import { Tag } from 'primereact/tag';
 import { ScreenHeader } from '../../components/ScreenHeader';
+import { MonthInput } from '../../components/MonthInput';
 import { api } from '../../api/client';
 import { useCurrentUser } from '../../auth/useSession';
 import { getScreenIds } from '../../auth/session';
@@ -72,15 +73,9 @@ export default function HomeScreen() {
       <ScreenHeader
         title={t('screens.home.title')}
         actions={
-          <label className="home-month">
+          <label className="home-month" htmlFor="home-month">
             {t('home.month')}
-            <input
-              type="month"
-              value={month}
-              required
-              onChange={(e) => e.target.value && setMonth(e.target.value)}
-              data-testid="home-month"
-            />
+            <MonthInput inputId="home-month" value={month} onChange={setMonth} dateFormat={user?.dateFormat} />
           </label>
         }
       />
@@ -98,7 +93,7 @@ export default function HomeScreen() {
       {f && (
         <div className="home-grid">
           {f.alerts && (
-            <Card title={t('home.alerts.title')} link={SCHEDULES_PATH} linkLabel={t('home.alerts.schedules')} testId="home-alerts" wide>
+            <Card title={t('home.alerts.title')} link={SCHEDULES_PATH} linkLabel={t('home.alerts.schedules')} testId="home-alerts" wide={f.alerts.length > 0 || !!f.ageing?.overdue}>
               {f.alerts.length === 0 && !f.ageing?.overdue ? (
                 <p className="muted">{t('home.alerts.none')}</p>
               ) : (
