@@ -62,7 +62,8 @@ func TestBankOverviewAPI(t *testing.T) {
 	}
 
 	t.Run("export holds the rows shown", func(t *testing.T) {
-		a := w.do("POST", path+"/export", reporter, `{"periods":["2026-02","RowTotal"],"labels":{"Period":"Período","RowTotal":"Total general"}}`)
+		a := w.do("POST", path+"/export", reporter, `{"periods":["2026-02","RowTotal"],"labels":{"Period":"Período","RowTotal":"Total general"},
+			"periodLabels":{"2026-02":"02/2026"}}`)
 		if a.status != 200 || !strings.Contains(a.header.Get("Content-Disposition"), "Bank_Overview.xlsx") {
 			t.Fatalf("status %d %s", a.status, a.body)
 		}
@@ -71,7 +72,8 @@ func TestBankOverviewAPI(t *testing.T) {
 			t.Fatal(err)
 		}
 		rows, _ := f.GetRows("Sheet1", excelize.Options{RawCellValue: true})
-		want := [][]string{{"Período", "Card", "Total"}, {"2026-02", "0.25", "0.25"}, {"Total general", "1234.75", "1234.75"}}
+		// the period as the screen showed it (the reader's format), the amounts the database's
+		want := [][]string{{"Período", "Card", "Total"}, {"02/2026", "0.25", "0.25"}, {"Total general", "1234.75", "1234.75"}}
 		if len(rows) != len(want) {
 			t.Fatalf("rows %v", rows)
 		}

@@ -27,6 +27,10 @@ type ExportRequest struct {
 	Periods []string `json:"periods"`
 	// Labels translate the keys Period, Total, (none) and RowTotal; others are ignored.
 	Labels map[string]string `json:"labels"`
+	// PeriodLabels are the periods as the screen shows them, by period (a
+	// day in the reader's date format: 14-03-2026); a period without one
+	// is written as its key (2026-03-14).
+	PeriodLabels map[string]string `json:"periodLabels"`
 }
 
 // BankOverviewXLSX checks the request and computes the overview, then
@@ -68,10 +72,19 @@ func (s *Service) BankOverviewXLSX(ctx context.Context, r ExportRequest) (func(c
 		}
 		return key
 	}
-	return func(_ context.Context, w io.Writer) error { return writeOverview(w, o, rows, label) }, nil
+	period := func(p string) string {
+		if p == RowTotal {
+			return label(RowTotal)
+		}
+		if l := strings.TrimSpace(r.PeriodLabels[p]); l != "" && len(l) <= maxLabel {
+			return l
+		}
+		return p
+	}
+	return func(_ context.Context, w io.Writer) error { return writeOverview(w, o, rows, label, period) }, nil
 }
 
-func writeOverview(w io.Writer, o *Overview, rows []map[string]any, label func(string) string) error {
+func writeOverview(w io.Writer, o *Overview, rows []map[string]any, label, period func(string) string) error {
 	f := excelize.NewFile()
 	defer f.Close()
 	const sheet = "Sheet1"
@@ -107,11 +120,7 @@ func writeOverview(w io.Writer, o *Overview, rows []map[string]any, label func(s
 		cells := make([]any, len(o.Columns))
 		for j, c := range o.Columns {
 			if j == 0 {
-				period := row[KeyPeriod].(string)
-				if period == RowTotal {
-					period = label(RowTotal)
-				}
-				cells[j] = excelize.Cell{Value: period} // a string cell: never a formula
+				cells[j] = excelize.Cell{Value: period(row[KeyPeriod].(string))} // a string cell: never a formula
 				continue
 			}
 			v, ok := row[c.Key].(string)

@@ -23,7 +23,7 @@ export interface ReportGridProps {
   onLoadError?(message: string): void;
 }
 
-const STATUS_COLUMN_WIDTH = 140;
+const STATUS_COLUMN_WIDTH = 132;
 
 /**
  * openFilter opens the filter popover of a field (GridView's): the status column's header

@@ -19,6 +19,12 @@ vi.mock('../../api/client', async (importOriginal) => {
 });
 // jsdom has no layout for the chart; the browser test covers it.
 vi.mock('./BankOverviewChart', () => ({ default: () => <div data-testid="chart-stub" /> }));
+// The export's download, recorded: the test reads what the screen asks the server to write.
+const download = vi.hoisted(() => ({ file: vi.fn() }));
+vi.mock('../../engine/api', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../engine/api')>();
+  return { ...actual, downloadFile: (path: string, body: unknown, name: string) => download.file(path, body, name) };
+});
 
 const OVERVIEW: BankOverview = {
   parameters: { inOutFilter: 'In', distribRvnFilter: 'Yes', distribDriverFilter: 'All', affectsBalanceFilter: 'Yes', dateGroupingType: 'Month' },
@@ -101,6 +107,13 @@ describe('reports screen', () => {
     expect(periods()).toEqual(['01/30/2026', '01/31/2026', 'Total']);
     fireEvent.change(screen.getByTestId('pivot-filter'), { target: { value: '01/31' } });
     expect(periods()).toEqual(['01/31/2026', 'Total']);
+    // the export writes the periods shown, as they are shown
+    fireEvent.click(screen.getByTestId('pivot-export'));
+    await waitFor(() => expect(download.file).toHaveBeenCalled());
+    const [path, body] = download.file.mock.calls.at(-1)! as [string, { periods: string[]; periodLabels: Record<string, string> }];
+    expect(path).toBe('/reports/bank-overview/export');
+    expect(body.periods).toEqual(['2026-01-31', 'RowTotal']);
+    expect(body.periodLabels).toEqual({ '2026-01-31': '01/31/2026' });
   });
 
   it('links a cell to the bookings it sums when the user may open them', async () => {

@@ -126,6 +126,8 @@ export default function ReportsScreen() {
           ...applied,
           periods: shown.map((r) => r.Period),
           labels: { Period: t('reports.period'), Total: t('reports.total'), '(none)': t('reports.noActor'), RowTotal: totalLabel },
+          // the periods as the screen shows them (days in the reader's date format)
+          periodLabels: Object.fromEntries(shown.filter((r) => r.Period !== ROW_TOTAL).map((r) => [r.Period, period(r.Period)])),
         },
         'Bank_Overview.xlsx',
       );
