@@ -13,7 +13,7 @@ import (
 // permission. Each takes the chosen rows as {items: [{Level, Side,
 // RecordId}], ...} and acts on all of them in one transaction:
 //
-//	POST /api/recon/open-items/assign      {items, assignedToId, taskName} -> {created, updated, skipped}
+//	POST /api/recon/open-items/assign      {items, assignedToId, taskName} -> {created, updated}
 //	POST /api/recon/open-items/investigate {items, reason}                 -> {marked, skipped}
 //	POST /api/recon/open-items/uninvestigate {items}                       -> {marked, skipped}
 //	POST /api/recon/open-items/writeoff    {items, reason}                 -> [match, ...]
@@ -37,13 +37,6 @@ type queueBody struct {
 	TaskName     string            `json:"taskName"`
 }
 
-// assignAnswer is what an assignment did; skipped are the chosen records
-// that are not tickets or card transactions (tasks follow those only).
-type assignAnswer struct {
-	*tasks.Assigned
-	Skipped int `json:"skipped"`
-}
-
 func (h *queueHandlers) assign(c fiber.Ctx) error {
 	var b queueBody
 	if err := decode(c, &b); err != nil {
@@ -58,29 +51,20 @@ func (h *queueHandlers) assign(c fiber.Ctx) error {
 	if b.AssignedToID == nil || *b.AssignedToID <= 0 {
 		return engine.Invalid("assignedToId", "Choose the user the records go to.").With("tasks.assigneeRequired")
 	}
-	var tickets, transactions []int64
-	skipped := 0
+	items := make([]tasks.Item, 0, len(b.Items))
 	for _, q := range b.Items {
-		switch h.recon.Kind(q) {
-		case "ticket":
-			tickets = append(tickets, q.RecordID)
-		case "transaction":
-			transactions = append(transactions, q.RecordID)
-		case "":
+		kind := h.recon.Kind(q)
+		if kind == "" {
 			return engine.Invalid("items", "There is no record %d on side %q of level %d.", q.RecordID, q.Side, q.Level).
 				With("recon.queueNoRecord", "id", q.RecordID, "side", q.Side, "level", q.Level)
-		default:
-			skipped++
 		}
+		items = append(items, tasks.Item{Kind: kind, ID: q.RecordID})
 	}
-	if len(tickets)+len(transactions) == 0 {
-		return engine.Invalid("items", "Tasks follow tickets and card transactions; none of the chosen items is one.").With("tasks.assignNothing")
-	}
-	out, err := h.tasks.AssignRecords(c.Context(), tickets, transactions, *b.AssignedToID, b.TaskName)
+	out, err := h.tasks.AssignRecords(c.Context(), items, *b.AssignedToID, b.TaskName)
 	if err != nil {
 		return err
 	}
-	return ok(c, assignAnswer{out, skipped})
+	return ok(c, out)
 }
 
 func (h *queueHandlers) investigate(c fiber.Ctx) error {

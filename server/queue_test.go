@@ -87,7 +87,7 @@ func TestOpenItemsQueue(t *testing.T) {
 		{"writeoff", map[string]any{"items": []any{item(1, "left", "t4")}, "reason": " "}, "reason", "recon.writeoffReasonRequired"},
 		{"assign", map[string]any{"items": []any{item(1, "left", "t4")}, "taskName": "x"}, "assignedToId", "tasks.assigneeRequired"},
 		{"assign", map[string]any{"items": []any{item(1, "left", "t4")}, "assignedToId": ritaID, "taskName": " "}, "taskName", "tasks.nameRequired"},
-		{"assign", map[string]any{"items": []any{item(2, "right", "s1")}, "assignedToId": ritaID, "taskName": "x"}, "items", "tasks.assignNothing"},
+		{"assign", map[string]any{"items": []any{}, "assignedToId": ritaID, "taskName": "x"}, "items", "recon.queueEmpty"},
 	}
 	for _, b := range bad {
 		a := w.do("POST", "/api/recon/open-items/"+b.path, rita, b.body)
@@ -113,31 +113,55 @@ func TestOpenItemsQueue(t *testing.T) {
 		t.Errorf("t4 after the mark is taken away: %s", got)
 	}
 
+	// a settlement no transaction pays: open at level 2 after its run
+	var s2 int64
+	if err := w.pool.QueryRow(ctx, `insert into settlement (payout_id, client_unique_id, settlement_date, provider_actor, settlement_currency,
+		gross_amount, fees, settlement_net, natural_key, import_file_id) values ('PO-8', '1250000000099', '2026-10-06', 'Nuvei', 'SEK', 50.00, 1.00, 49.00, 's2', 1)
+		returning id`).Scan(&s2); err != nil {
+		t.Fatal(err)
+	}
+	ids["s2"] = s2
 	if run := w.must(200, "POST", "/api/recon/transaction-settlement/auto", rita, nil); run["status"] != "succeeded" {
 		t.Fatalf("auto level 2: %v", run)
 	}
-	// Assign: t3 and x3 get one new task for rita; the settlement is skipped.
+	// Assign: t3, x3 and the settlement s2 get one new task for rita.
 	d = w.must(200, "POST", "/api/recon/open-items/assign", rita, map[string]any{
-		"items": []any{item(1, "left", "t3"), item(1, "right", "x3"), item(2, "right", "s1")}, "assignedToId": ritaID, "taskName": "Check GBP ticket"})
+		"items": []any{item(1, "left", "t3"), item(1, "right", "x3"), item(2, "right", "s2")}, "assignedToId": ritaID, "taskName": "Check GBP ticket"})
 	created, _ := d["created"].(map[string]any)
-	if created == nil || d["skipped"] != 1.0 || len(d["updated"].([]any)) != 0 {
+	if created == nil || len(d["updated"].([]any)) != 0 {
 		t.Fatalf("assign: %v", d)
+	}
+	// the task follows the settlement by its reference, beside the ticket and transaction ids
+	if records, _ := created["records"].([]any); len(records) != 1 || records[0].(map[string]any)["kind"] != "settlement" ||
+		records[0].(map[string]any)["ref"] == nil || len(created["ticketIds"].([]any)) != 1 || len(created["transactionIds"].([]any)) != 1 {
+		t.Fatalf("created task links %v, %v, %v", created["ticketIds"], created["transactionIds"], created["records"])
 	}
 	task := fmt.Sprint(created["id"])
 	q = queue()
-	for _, k := range []string{key(1, "left", "t3"), key(1, "right", "x3"), key(2, "left", "x3")} {
+	for _, k := range []string{key(1, "left", "t3"), key(1, "right", "x3"), key(2, "left", "x3"), key(2, "right", "s2")} {
 		if q[k].assignee != "rita" || q[k].task != task {
 			t.Errorf("%s after assigning: %+v, want task %s for rita", k, q[k], task)
 		}
 	}
-	// Again to the admin: the open task following x3 is reassigned, no new one.
+	// Again to the admin: the open task following x3 and s2 is reassigned, no new one.
 	d = w.must(200, "POST", "/api/recon/open-items/assign", rita, map[string]any{
-		"items": []any{item(2, "left", "x3")}, "assignedToId": 1, "taskName": "unused"})
+		"items": []any{item(2, "left", "x3"), item(2, "right", "s2")}, "assignedToId": 1, "taskName": "unused"})
 	if d["created"] != nil || !slices.Equal(d["updated"].([]any), []any{created["id"]}) {
 		t.Errorf("reassign: %v", d)
 	}
-	if got := queue()[key(1, "left", "t3")]; got.assignee != "admin" {
-		t.Errorf("t3 after reassigning its task: %+v", got)
+	for _, k := range []string{key(1, "left", "t3"), key(2, "right", "s2")} {
+		if got := queue()[k]; got.assignee != "admin" {
+			t.Errorf("%s after reassigning its task: %+v", k, got)
+		}
+	}
+	// Completing the task takes it off the queue's rows, of every kind.
+	if _, err := w.pool.Exec(ctx, `update task set is_status = 3 where id = $1`, created["id"]); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{key(1, "left", "t3"), key(2, "right", "s2")} {
+		if got := queue()[k]; got.task != "<nil>" || got.assignee != "<nil>" {
+			t.Errorf("%s after its task was completed: %+v", k, got)
+		}
 	}
 	history := w.count(`select count(*) from audit_log where entity = 'task' and entity_id = $1`, task)
 	if history != 2 {

@@ -69,6 +69,8 @@ type Relations struct {
 	TicketTotal      string            `json:"ticketTotal"`
 	TransactionTotal string            `json:"transactionTotal"`
 	Balance          string            `json:"balance"`
+	// Records are the settlements, payouts and bank bookings the task follows.
+	Records []Record `json:"records"`
 }
 
 // Relations returns a task's tickets and transactions (GET /TaskTT/{id}/relations).
@@ -83,7 +85,7 @@ func (s *Service) Relations(ctx context.Context, id int64) (*Relations, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Balance = t.Balance
+	r.Balance, r.Records = t.Balance, t.Records
 	return r, nil
 }
 

@@ -97,15 +97,10 @@ func (s *Service) EscalateOverdue(ctx context.Context, today time.Time) ([]int64
 // escalate makes the task of one owner's overdue items of one level.
 func (s *Service) escalate(ctx context.Context, tx pgx.Tx, items []overdue, today time.Time) (int64, error) {
 	first := items[0]
-	var tickets, transactions []int64
+	var links []Item
 	var named []string
 	for _, o := range items {
-		switch o.kind {
-		case "ticket":
-			tickets = append(tickets, o.record)
-		case "transaction":
-			transactions = append(transactions, o.record)
-		}
+		links = append(links, Item{Kind: o.kind, ID: o.record})
 		if len(named) < maxNamed {
 			named = append(named, fmt.Sprintf("%s %s (due %s)", o.kind, o.ref, o.due.Format(time.DateOnly)))
 		}
@@ -123,10 +118,7 @@ func (s *Service) escalate(ctx context.Context, tx pgx.Tx, items []overdue, toda
 		values ($1, $2, $3, $4, $5, $5) returning id`, name, first.owner, StatusNew, remarks, EscalationActor).Scan(&id); err != nil {
 		return 0, err
 	}
-	if err := linkTickets(ctx, tx, id, tickets); err != nil {
-		return 0, err
-	}
-	if err := linkTransactions(ctx, tx, id, transactions); err != nil {
+	if err := linkItems(ctx, tx, id, links); err != nil {
 		return 0, err
 	}
 	for _, o := range items {

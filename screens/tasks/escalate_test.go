@@ -111,6 +111,12 @@ func TestEscalateOverdue(t *testing.T) {
 	if len(tickets) != 0 || !slices.Equal(transactions, []int64{x1}) || !strings.Contains(remarks, "settlement 1250000000093 (due 2026-03-11)") {
 		t.Errorf("level 2 task of 20 March: %v %v %q", tickets, transactions, remarks)
 	}
+	// the settlement is linked too (task_record), and the queue shows its task
+	var settlementTask *int64
+	if err := pool.QueryRow(ctx, `select task_id from recon_open_item where level = 2 and side = 'right' and kind = 'settlement'`).Scan(&settlementTask); err != nil ||
+		settlementTask == nil || *settlementTask != made[1] {
+		t.Errorf("the settlement's queue row follows task %v (%v), want %d", settlementTask, err, made[1])
+	}
 	// An owner for Amex: x2 goes the next time.
 	if _, err := pool.Exec(ctx, `update config_setting set owner_id = $1 where id = $2`, olga, amex); err != nil {
 		t.Fatal(err)

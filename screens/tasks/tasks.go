@@ -78,17 +78,33 @@ type Task struct {
 	Balance        string    `json:"balance"`
 	TicketIDs      []int64   `json:"ticketIds"`
 	TransactionIDs []int64   `json:"transactionIds"`
+	// Records are the settlements, payouts and bank bookings the task
+	// follows (the exception queue's Assign, the SLA escalation), each with
+	// the reference people know it by.
+	Records []Record `json:"records"`
+}
+
+// Record is a settlement, payout or bank booking a task follows.
+type Record struct {
+	Kind string  `json:"kind"`
+	ID   int64   `json:"id"`
+	Ref  *string `json:"ref"`
 }
 
 const taskColumns = `id, task_name, assigned_to_id, assigned_to_name, is_status, status_label, remarks, priority,
 	created_by, created_on, updated_by, updated_on, total_amount::text, balance::text,
 	array(select ticket_id from task_ticket where task_id = l.id order by ticket_id),
-	array(select transaction_id from task_transaction where task_id = l.id order by transaction_id)`
+	array(select transaction_id from task_transaction where task_id = l.id order by transaction_id),
+	coalesce((select json_agg(json_build_object('kind', tr.kind, 'id', tr.record_id, 'ref', (
+	        select x.ref from recon_side_settlement x where tr.kind = 'settlement' and x.id = tr.record_id
+	        union all select x.ref from recon_side_payout x where tr.kind = 'payout' and x.id = tr.record_id
+	        union all select x.ref from recon_side_bank x where tr.kind = 'bank' and x.id = tr.record_id limit 1))
+	    order by tr.kind, tr.record_id) from task_record tr where tr.task_id = l.id), '[]')`
 
 func scanTask(row pgx.Row) (*Task, error) {
 	var t Task
 	err := row.Scan(&t.ID, &t.TaskName, &t.AssignedToID, &t.AssignedToName, &t.IsStatus, &t.StatusLabel, &t.Remarks, &t.Priority,
-		&t.CreatedBy, &t.CreatedOn, &t.UpdatedBy, &t.UpdatedOn, &t.TotalAmount, &t.Balance, &t.TicketIDs, &t.TransactionIDs)
+		&t.CreatedBy, &t.CreatedOn, &t.UpdatedBy, &t.UpdatedOn, &t.TotalAmount, &t.Balance, &t.TicketIDs, &t.TransactionIDs, &t.Records)
 	return &t, err
 }
 

@@ -527,7 +527,7 @@ export function TaskTable() {
 }
 
 /** The expander's sub-tables: the task's tickets and transactions, or 'no tickets' / 'no transactions'. */
-function RelationTables({ rel }: { rel: Relations }) {
+export function RelationTables({ rel }: { rel: Relations }) {
   const { t } = useTranslation();
   return (
     <div className="task-detail__tables">
@@ -547,6 +547,18 @@ function RelationTables({ rel }: { rel: Relations }) {
           <TransactionTable transactions={rel.transactions} columns={['clientUniqueId', 'date', 'acquiringBank', 'paymentMethod', 'currency', 'transactionType', 'amount']} />
         )}
       </section>
+      {!!rel.records?.length && (
+        <section data-testid="task-records">
+          <h4>{t('tasks.grid.otherRecords', { count: rel.records.length })}</h4>
+          <ul className="task-records">
+            {rel.records.map((r) => (
+              <li key={`${r.kind}-${r.id}`}>
+                <span className="muted">{t(`recon.kinds.${r.kind}`)}</span> {r.ref ?? `#${r.id}`}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
     </div>
   );
 }

@@ -21,6 +21,15 @@ export interface Task {
   transactionCount?: number;
   ticketIds?: number[];
   transactionIds?: number[];
+  /** The settlements, payouts and bank bookings the task follows (the exception queue's Assign, SLA escalation). */
+  records?: TaskRecord[] | null;
+}
+
+/** A settlement, payout or bank booking a task follows, by the reference people know it by. */
+export interface TaskRecord {
+  kind: 'settlement' | 'payout' | 'bank';
+  id: number;
+  ref: string | null;
 }
 
 export interface TaskTicket {
@@ -91,6 +100,7 @@ export interface Relations {
   ticketTotal: string;
   transactionTotal: string;
   balance: string;
+  records?: TaskRecord[] | null;
 }
 
 export interface TaskInput {
