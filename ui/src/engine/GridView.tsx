@@ -24,6 +24,7 @@ import { useGrid } from './useGrid';
 import { useViewMeta } from './useMeta';
 import { CellEditor, EDIT_TEXT, type EditedRow } from './grid/CellEditor';
 import { ColumnFilter } from './grid/ColumnFilter';
+import { ColumnHeader } from './grid/ColumnHeader';
 import { useReportGrid, type ReportGridProps } from './grid/reportGrid';
 import { ActionDialog, actionBody, answerValues, linkFor, selectionProblem } from './grid/rowActions';
 import { statusFilterColumn } from './grid/rowStatus';
@@ -236,33 +237,7 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
         cellClass: [type.align === 'end' ? 'grid-cell--number' : '', meta.editable ? 'grid-cell--editable' : ''].join(' ').trim() || undefined,
         headerCellClass: type.align === 'end' ? 'grid-header--number' : undefined,
         renderHeaderCell: ({ sortDirection }) => (
-          <span className="grid-header" data-testid={`header-${meta.field}`}>
-            <span className="grid-header__label" title={name}>
-              {name}
-            </span>
-            {sortDirection && (
-              <i
-                className={`pi ${sortDirection === 'ASC' ? 'pi-sort-amount-up-alt' : 'pi-sort-amount-down'} grid-header__sort`}
-                aria-label={sortDirection === 'ASC' ? t('grid.sortAsc') : t('grid.sortDesc')}
-              />
-            )}
-            {meta.ops.length > 0 && (
-              <button
-                type="button"
-                className={`grid-header__filter${active ? ' is-active' : ''}`}
-                title={t('grid.filter.title', { column: name })}
-                aria-label={t('grid.filter.title', { column: name })}
-                data-testid={`filter-${meta.field}`}
-                onClick={(event) => {
-                  event.stopPropagation();
-                  openFilter(meta.field, event);
-                }}
-                onKeyDown={(event) => event.stopPropagation()}
-              >
-                <i className={`pi ${active ? 'pi-filter-fill' : 'pi-filter'}`} aria-hidden="true" />
-              </button>
-            )}
-          </span>
+          <ColumnHeader field={meta.field} name={name} sortDirection={sortDirection} filterable={meta.ops.length > 0} filtered={active} openFilter={openFilter} />
         ),
         renderCell: ({ row }) => {
           const value = row[meta.field];

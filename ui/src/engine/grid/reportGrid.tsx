@@ -10,6 +10,7 @@ import type { GridController } from '../useGrid';
 import type { Row, ViewMeta } from '../types';
 import { InputSwitch } from 'primereact/inputswitch';
 import { openRowsFilter, rowBadge, rowStatusClass, SEVERITY_ICON } from './rowStatus';
+import { ColumnHeader } from './ColumnHeader';
 import type { FilterInput } from '../fields';
 
 export interface ReportGridProps {
@@ -65,37 +66,9 @@ export function useReportGrid(
         frozen: true,
         resizable: true,
         sortable: true,
-        renderHeaderCell: ({ sortDirection }) => {
-          const name = t('grid.status');
-          const active = !!grid.filters[rule.field];
-          return (
-            <span className="grid-header" data-testid={`header-${rule.field}`}>
-              <span className="grid-header__label" title={name}>
-                {name}
-              </span>
-              {sortDirection && (
-                <i
-                  className={`pi ${sortDirection === 'ASC' ? 'pi-sort-amount-up-alt' : 'pi-sort-amount-down'} grid-header__sort`}
-                  aria-label={sortDirection === 'ASC' ? t('grid.sortAsc') : t('grid.sortDesc')}
-                />
-              )}
-              <button
-                type="button"
-                className={`grid-header__filter${active ? ' is-active' : ''}`}
-                title={t('grid.filter.title', { column: name })}
-                aria-label={t('grid.filter.title', { column: name })}
-                data-testid={`filter-${rule.field}`}
-                onClick={(event) => {
-                  event.stopPropagation();
-                  openFilter(rule.field, event);
-                }}
-                onKeyDown={(event) => event.stopPropagation()}
-              >
-                <i className={`pi ${active ? 'pi-filter-fill' : 'pi-filter'}`} aria-hidden="true" />
-              </button>
-            </span>
-          );
-        },
+        renderHeaderCell: ({ sortDirection }) => (
+          <ColumnHeader field={rule.field} name={t('grid.status')} sortDirection={sortDirection} filterable filtered={!!grid.filters[rule.field]} openFilter={openFilter} />
+        ),
         renderCell: ({ row }) => {
           const badge = rowBadge(rule, row);
           if (!badge) return null;
