@@ -4,6 +4,7 @@
 //	ledgerdesk migrate   apply pending database migrations and exit
 //	ledgerdesk check     validate the configuration, the metadata and the database
 //	ledgerdesk outbox    show the newest messages waiting in the mail outbox
+//	ledgerdesk audit verify  prove the audit trail's hash chain
 //	ledgerdesk bench     measure grid pages, exports, imports and the pivot against their floors
 //	ledgerdesk demo      write (and with --load, import) the demo data set
 //	ledgerdesk version   print the version
@@ -55,10 +56,12 @@ commands:
   migrate   apply pending database migrations, build the large views' grid indexes, and exit
   check     validate configuration, metadata and database, then exit
   outbox    show the newest messages in the mail outbox (-n count)
+  audit     verify [-head POSITION:HASH]: walk the audit trail's hash chain; exits 1 at the first row
+            that does not fit (-head: a position and hash printed by an earlier verify)
   bench     grid [-rows 2000000 -iterations 100 -clients 8] | clicks [-rows 2000000 -calls 5 -view VW_BankFinal]
             | load [-users 50 -duration 2m -scale 1] | export [-rows 100000] | import [-rows 1000000]
             | reconcile [-rows 1000000 -iterations 100 -clients 8]
-            | pivot [-rows 2000000 -iterations 20] | home [-rows 1000000]
+            | pivot [-rows 2000000 -iterations 20] | home [-rows 1000000] | audit [-rows 3000 (inline edits)]
   demo      [-seed 1 -scale 1 -out DATA_DIR/demo] [--load [--if-empty]]: the demo files, imported with --load
   version   print the version
 
@@ -85,10 +88,16 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
+	if cmd == "audit" {
+		if len(args) == 0 || args[0] != "verify" {
+			return errors.New("audit: say what to do: ledgerdesk audit verify [-head POSITION:HASH]")
+		}
+		args = args[1:]
+	}
 	benchWhat := ""
 	if cmd == "bench" {
 		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-			return errors.New("bench: say what to measure: ledgerdesk bench grid, clicks, load, export, import, reconcile, pivot or home")
+			return errors.New("bench: say what to measure: ledgerdesk bench grid, clicks, load, export, import, reconcile, pivot, home or audit")
 		}
 		benchWhat, args = args[0], args[1:]
 	}
@@ -108,6 +117,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	out := fset.String("out", "", "demo: folder for the files (default DATA_DIR/demo)")
 	load := fset.Bool("load", false, "demo: import the files and the reference data")
 	ifEmpty := fset.Bool("if-empty", false, "demo --load: only into a database without imports")
+	head := fset.String("head", "", "audit verify: a chain position and hash recorded earlier (POSITION:HASH)")
 	if err := fset.Parse(args); err != nil {
 		return err
 	}
@@ -157,6 +167,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 		return check(ctx, cfg, log, meta, metaFrom, stdout)
 	case "outbox":
 		return outbox(ctx, cfg, log, *count, stdout)
+	case "audit":
+		return auditVerify(ctx, cfg, log, *head, stdout)
 	case "demo":
 		return runDemo(ctx, cfg, log, meta, demo.Options{Seed: *seed, Scale: *scale}, *out, *load, *ifEmpty, stdout)
 	case "bench":
@@ -214,8 +226,14 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 			return bench.Pivot(ctx, db.URL, cfg, orInt(*rows, 2_000_000), n, stdout)
 		case "home":
 			return bench.Home(ctx, db.URL, cfg, orInt(*rows, 1_000_000), stdout)
+		case "audit":
+			md, err := engine.LoadMetadata(meta)
+			if err != nil {
+				return err
+			}
+			return bench.Audit(ctx, db.URL, cfg, orInt(*rows, 3000), stdout, md)
 		}
-		return fmt.Errorf("bench: unknown benchmark %q (grid, clicks, load, export, import, reconcile, pivot or home)", benchWhat)
+		return fmt.Errorf("bench: unknown benchmark %q (grid, clicks, load, export, import, reconcile, pivot, home or audit)", benchWhat)
 	default:
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("unknown command %q", cmd)
@@ -304,6 +322,40 @@ func check(ctx context.Context, cfg server.Config, log *slog.Logger, meta fs.FS,
 	}
 	for _, w := range warnings {
 		fmt.Fprintln(stdout, "warning:", w)
+	}
+	return nil
+}
+
+// auditVerify walks the audit trail's hash chain (engine.VerifyAudit) and
+// fails, naming the row, where it breaks.
+func auditVerify(ctx context.Context, cfg server.Config, log *slog.Logger, head string, stdout io.Writer) error {
+	var anchor *engine.AuditAnchor
+	if head != "" {
+		a, err := engine.ParseAuditAnchor(head)
+		if err != nil {
+			return fmt.Errorf("audit verify: %w", err)
+		}
+		anchor = a
+	}
+	db, err := server.OpenDatabase(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	v, err := engine.VerifyAudit(ctx, db.Pool, anchor)
+	if err != nil {
+		return err
+	}
+	if b := v.Break; b != nil {
+		if b.ID == 0 {
+			return fmt.Errorf("audit chain broken after position %d: %s", v.HeadSeq, b.Reason)
+		}
+		return fmt.Errorf("audit chain broken at row %d (position %d, %s, %s): %s; the %d rows before it fit",
+			b.ID, b.Seq, b.At.UTC().Format(time.RFC3339), b.Action, b.Reason, v.Rows)
+	}
+	fmt.Fprintf(stdout, "audit chain: %d rows fit\nhead: %d:%s\n", v.Rows, v.HeadSeq, v.HeadHash)
+	if v.Unsealed > 0 {
+		fmt.Fprintf(stdout, "%d rows committed during the check are sealed by their own commit; verify again to include them\n", v.Unsealed)
 	}
 	return nil
 }

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -70,5 +73,48 @@ func TestVersion(t *testing.T) {
 	out, err := runWith(t, nil, "version")
 	if err != nil || !strings.HasPrefix(out, "ledgerdesk ") {
 		t.Fatalf("%q %v", out, err)
+	}
+}
+
+// TestAuditVerifyCommand breaks the audit chain on purpose with psql, as a
+// superuser would, and expects `ledgerdesk audit verify` to name the row.
+func TestAuditVerifyCommand(t *testing.T) {
+	psql, err := exec.LookPath("psql")
+	if err != nil {
+		t.Fatal("psql is needed to tamper with the audit trail as a superuser would: install postgresql-client")
+	}
+	pool, dbURL := pgtest.NewWithURL(t)
+	env := map[string]string{"DATABASE_URL": dbURL, "LOG_LEVEL": "error"}
+	for i := 0; i < 5; i++ {
+		if _, err := pool.Exec(context.Background(), `insert into audit_log (actor, action, entity, entity_id, after) values ('ana', 'grid.edit', 'VW_Test', $1, '{"a": 1}')`, fmt.Sprint(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := runWith(t, env, "audit", "verify")
+	if err != nil || !strings.Contains(out, "audit chain: 5 rows fit") {
+		t.Fatalf("verify: %q, %v", out, err)
+	}
+	head := strings.TrimSpace(strings.TrimPrefix(strings.Split(out, "\n")[1], "head: "))
+	if out, err := runWith(t, env, "audit", "verify", "-head", head); err != nil {
+		t.Fatalf("verify with its own head: %q, %v", out, err)
+	}
+
+	var id int64
+	if err := pool.QueryRow(context.Background(), `select id from audit_log where seq = 3`).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	tamper := exec.Command(psql, dbURL, "-v", "ON_ERROR_STOP=1", "-c", `alter table audit_log disable trigger audit_log_append_only;
+		update audit_log set after = '{"a": 1000}' where seq = 3;
+		alter table audit_log enable trigger audit_log_append_only;`)
+	if b, err := tamper.CombinedOutput(); err != nil {
+		t.Fatalf("psql: %v: %s", err, b)
+	}
+	_, err = runWith(t, env, "audit", "verify")
+	want := fmt.Sprintf("audit chain broken at row %d (position 3", id)
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "changed after it was written") {
+		t.Fatalf("verify after tampering: %v; want %q", err, want)
+	}
+	if _, err := runWith(t, env, "audit", "check"); err == nil || !strings.Contains(err.Error(), "audit verify") {
+		t.Fatalf("audit without verify: %v", err)
 	}
 }

@@ -272,6 +272,10 @@ func (e *Engine) Create(ctx context.Context, f *Form, body map[string]any) (map[
 	}
 	var out map[string]any
 	err = pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error {
+		if err := e.gate(ctx, tx, f.Approval, f.Resource, "", nil, body,
+			map[string]any{"op": "engine.create", "form": f.Name, "body": body}); err != nil {
+			return err
+		}
 		sql, args, err := dialect.Insert(goqu.I(f.Table)).Prepared(true).Rows(rec).Returning(goqu.I(f.Key.Column)).ToSQL()
 		if err != nil {
 			return err
@@ -312,6 +316,10 @@ func (e *Engine) Update(ctx context.Context, f *Form, id int64, body map[string]
 				return err
 			}
 		}
+		if err := e.gate(ctx, tx, f.Approval, f.Resource, fmt.Sprint(id), before, body,
+			map[string]any{"op": "engine.update", "form": f.Name, "id": id, "body": body}); err != nil {
+			return err
+		}
 		sql, args, err := dialect.Update(goqu.I(f.Table)).Prepared(true).Set(rec).Where(goqu.I(f.Key.Column).Eq(id)).ToSQL()
 		if err != nil {
 			return err
@@ -335,6 +343,10 @@ func (e *Engine) Delete(ctx context.Context, f *Form, id int64) error {
 	err := pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error {
 		before, err := e.get(ctx, tx, f, id, true)
 		if err != nil {
+			return err
+		}
+		if err := e.gate(ctx, tx, f.Approval, f.Resource, fmt.Sprint(id), before, nil,
+			map[string]any{"op": "engine.delete", "form": f.Name, "id": id}); err != nil {
 			return err
 		}
 		sql, args, err := dialect.Delete(goqu.I(f.Table)).Prepared(true).Where(goqu.I(f.Key.Column).Eq(id)).ToSQL()

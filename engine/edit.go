@@ -148,6 +148,10 @@ func (e *Engine) UpdateRow(ctx context.Context, r RowEdit) (map[string]any, erro
 		if versionCol != nil && !sameVersion(versionCol, vals[len(cols)], versionVal) {
 			return Conflict("This row was changed by someone else after you loaded it. Reload the grid and edit it again; nothing was saved.").With("edit.stale")
 		}
+		if err := e.gate(ctx, tx, v.Approval, v.Name, fmt.Sprint(r.Key), before, after,
+			map[string]any{"op": "engine.edit", "edit": r}); err != nil {
+			return err
+		}
 		updSQL, updArgs, err := dialect.Update(goqu.I(v.Table)).Prepared(true).Set(set).Where(goqu.I(key.Column).Eq(keyVal)).ToSQL()
 		if err != nil {
 			return err

@@ -6,6 +6,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -165,8 +166,29 @@ func TranslatePG(err error) error {
 		return &Error{Code: CodeInvalid, Message: "a value has the wrong format", Key: "db.format", Err: err}
 	case "57014":
 		return &Error{Code: CodeUnavailable, Message: "the query took too long and was stopped; narrow the filter and try again", Key: "db.timeout", Err: err}
+	case "LDP01":
+		return periodClosed(pg)
 	}
 	return err
+}
+
+// periodClosed is the refusal of a write dated in a closed month (raised by
+// migration 00036's guards, the period in the detail as JSON).
+func periodClosed(pg *pgconn.PgError) *Error {
+	var p struct {
+		Month    string    `json:"month"`
+		Level    *int      `json:"level"`
+		ClosedBy string    `json:"closedBy"`
+		ClosedOn time.Time `json:"closedOn"`
+	}
+	_ = json.Unmarshal([]byte(pg.Detail), &p)
+	on := p.ClosedOn.UTC().Format("2006-01-02")
+	if p.Level == nil {
+		return (&Error{Code: CodeConflict, Err: pg, Message: fmt.Sprintf("The period %s is closed (by %s on %s): nothing dated in it can be written.", p.Month, p.ClosedBy, on)}).
+			With("periods.closed", "month", p.Month, "closedBy", p.ClosedBy, "closedOn", on)
+	}
+	return (&Error{Code: CodeConflict, Err: pg, Message: fmt.Sprintf("The period %s is closed for level %d (by %s on %s): nothing of that level dated in it can be written.", p.Month, *p.Level, p.ClosedBy, on)}).
+		With("periods.closedLevel", "month", p.Month, "level", *p.Level, "closedBy", p.ClosedBy, "closedOn", on)
 }
 
 // connectionLost reports an error of the way to the database rather than of

@@ -51,6 +51,9 @@ type Engine struct {
 	// building, buildAgain: indexes made on demand are being built, and
 	// were asked for again meanwhile (buildIndexesSoon).
 	building, buildAgain atomic.Bool
+	// approvals are asked by the edits of views and forms that name a
+	// four-eyes rule (approval:); nil: none.
+	approvals Approvals
 }
 
 // Options configure an Engine.

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -86,13 +88,17 @@ type Action struct {
 	// a path under #/ whose {Field}s are the row's values (method and
 	// path are then not needed).
 	Link string `yaml:"link" json:"link,omitempty"`
+	// RowFields are body keys filled from the one chosen row's fields
+	// (e.g. {level: Level}). The path may name the row's fields and the
+	// inputs as {Name}: '/periods/{Month}/reopen'.
+	RowFields map[string]string `yaml:"rowFields" json:"rowFields,omitempty"`
 }
 
 // ActionInput is a value an action asks for before it calls the API.
 type ActionInput struct {
 	Name      string `yaml:"name" json:"name"`   // the body's key
 	Label     string `yaml:"label" json:"label"` // translation key
-	Type      string `yaml:"type" json:"type"`   // text, textarea or select
+	Type      string `yaml:"type" json:"type"`   // text, textarea, month (yyyy-mm) or select
 	Required  bool   `yaml:"required" json:"required,omitempty"`
 	MaxLength int    `yaml:"maxLength" json:"maxLength,omitempty"`
 	// Default is the translation key of the text an input starts with.
@@ -102,6 +108,11 @@ type ActionInput struct {
 	Options     string `yaml:"options" json:"options,omitempty"`
 	OptionValue string `yaml:"optionValue" json:"optionValue,omitempty"`
 	OptionLabel string `yaml:"optionLabel" json:"optionLabel,omitempty"`
+	// Translate: the option labels are translation keys. Placeholder is
+	// the translation key shown while nothing is chosen (an optional
+	// select's meaning of none).
+	Translate   bool   `yaml:"translate" json:"translate,omitempty"`
+	Placeholder string `yaml:"placeholder" json:"placeholder,omitempty"`
 }
 
 // View describes one server-paged grid (see views.yaml for the documented schema).
@@ -125,6 +136,9 @@ type View struct {
 	// and the columns the edit wrote: derived figures are recomputed there,
 	// so the engine stays generic (e.g. bank_booking_recompute).
 	AfterEdit string `yaml:"afterEdit"`
+	// Approval names the four-eyes rule an inline edit of the view asks
+	// (e.g. tolerance): above it, the edit waits for a second user.
+	Approval string `yaml:"approval"`
 	// Large declares that the source table grows to millions of rows: every
 	// sort and filter the view offers must then be served by an index, and
 	// the engine builds the ones its columns need (engine/indexes.go).
@@ -254,6 +268,9 @@ type Form struct {
 	SaveWhenValid bool `yaml:"saveWhenValid"`
 	// View is the grid of the form's records (served at POST /{resource}/grid).
 	View string `yaml:"view"`
+	// Approval names the four-eyes rule a create, update or delete of the
+	// form's records asks (e.g. tolerance).
+	Approval string `yaml:"approval"`
 
 	stampCreated, stampUpdated bool // table has created_by/on, updated_by/on (set by Validate)
 }
@@ -357,6 +374,9 @@ var transforms = map[string]bool{"trim": true, "upper": true}
 // plainName is what identifiers in descriptors must look like: they end up in
 // SQL as identifiers, so nothing but letters, digits and underscores, and an
 // optional schema prefix.
+// pathField is a {Name} of an action's path.
+var pathField = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_ ]*)\}`)
+
 var plainName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$`)
 
 // fieldName is what a column's field (its name on the wire) may look like:
@@ -486,6 +506,9 @@ func decodeStrict(fsys fs.FS, name string, into any) error {
 
 func (v *View) check() []string {
 	var p []string
+	if v.Approval != "" && !approvalActions[v.Approval] {
+		p = append(p, fmt.Sprintf("approval %q is not a four-eyes rule (%s)", v.Approval, approvalActionList()))
+	}
 	if !plainName.MatchString(v.Name) {
 		p = append(p, "the view name must be a plain name (letters, digits, underscore)")
 	}
@@ -595,6 +618,9 @@ func (v *View) check() []string {
 
 func (f *Form) check() []string {
 	var p []string
+	if f.Approval != "" && !approvalActions[f.Approval] {
+		p = append(p, fmt.Sprintf("approval %q is not a four-eyes rule (%s)", f.Approval, approvalActionList()))
+	}
 	if !plainName.MatchString(f.Name) {
 		p = append(p, "the form file name must be a plain name")
 	}
@@ -748,12 +774,40 @@ func checkAction(t *Tab, a *Action, md *Metadata) []string {
 	if len(a.Send) > 0 && !a.Selection {
 		p = append(p, fmt.Sprintf("tab %s: action %s sends row fields but takes no selection", t.ID, a.ID))
 	}
+	if len(a.RowFields) > 0 && !a.One {
+		p = append(p, fmt.Sprintf("tab %s: action %s: rowFields come from one chosen row (selection: true, one: true)", t.ID, a.ID))
+	}
+	// the path's {Name}s: the one chosen row's fields, or the inputs
+	inputs := map[string]bool{}
+	for _, in := range a.Inputs {
+		if in != nil {
+			inputs[in.Name] = true
+		}
+	}
+	fields := []string{}
+	for _, m := range pathField.FindAllStringSubmatch(a.Path, -1) {
+		fields = append(fields, m[1])
+	}
+	for _, f := range a.RowFields {
+		fields = append(fields, f)
+	}
+	if v := md.Views[t.View]; v != nil {
+		for _, f := range fields {
+			switch {
+			case inputs[f] && !slices.Contains(slices.Collect(maps.Values(a.RowFields)), f):
+			case v.column(f) == nil:
+				p = append(p, fmt.Sprintf("tab %s: action %s names %s, which is neither an input nor a column of %s", t.ID, a.ID, f, t.View))
+			case !a.One:
+				p = append(p, fmt.Sprintf("tab %s: action %s names the row's %s but does not act on one chosen row (one: true)", t.ID, a.ID, f))
+			}
+		}
+	}
 	for _, in := range a.Inputs {
 		switch {
 		case in == nil || in.Name == "" || in.Label == "":
 			p = append(p, fmt.Sprintf("tab %s: action %s: an input needs name and label", t.ID, a.ID))
-		case in.Type != "text" && in.Type != "textarea" && in.Type != "select":
-			p = append(p, fmt.Sprintf("tab %s: action %s: input %s: type is text, textarea or select", t.ID, a.ID, in.Name))
+		case in.Type != "text" && in.Type != "textarea" && in.Type != "month" && in.Type != "select":
+			p = append(p, fmt.Sprintf("tab %s: action %s: input %s: type is text, textarea, month or select", t.ID, a.ID, in.Name))
 		case in.Type == "select" && (!strings.HasPrefix(in.Options, "/") || in.OptionValue == "" || in.OptionLabel == ""):
 			p = append(p, fmt.Sprintf("tab %s: action %s: input %s: a select needs options (an API path), optionValue and optionLabel", t.ID, a.ID, in.Name))
 		}

@@ -42,6 +42,9 @@ var statusOf = map[engine.Code]int{
 	engine.CodeRateLimited:  fiber.StatusTooManyRequests,
 	engine.CodeUnavailable:  fiber.StatusServiceUnavailable,
 	engine.CodeInternal:     fiber.StatusInternalServerError,
+	// An action kept for a second user's approval: accepted, not carried
+	// out; the envelope says so (succeeded false, code approvals.pending).
+	engine.CodePending: fiber.StatusAccepted,
 }
 
 // codeOfStatus is the error code of a status (Fiber's own errors carry only

@@ -263,8 +263,8 @@ func TestLogin(t *testing.T) {
 	if user["username"] != "admin" || user["languageCode"] != "en" || user["dateFormat"] != "DD-MM-YYYY HH:mm:ss" {
 		t.Errorf("user %v", user)
 	}
-	if ids := res["screenIds"].([]any); len(ids) != 15 {
-		t.Errorf("the Administrator must hold all 15 screens, got %v", ids)
+	if ids := res["screenIds"].([]any); len(ids) != 17 {
+		t.Errorf("the Administrator must hold all 17 screens, got %v", ids)
 	}
 	if roles := res["roles"].([]any); len(roles) != 1 || roles[0].(map[string]any)["roleName"] != "Administrator" {
 		t.Errorf("roles %v", roles)
@@ -303,7 +303,7 @@ func TestAppConfigListsTheScreens(t *testing.T) {
 	}
 	rows, _ := w.pool.Query(context.Background(), `select id || ' ' || route from web_screen order by id`)
 	want, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil || len(want) != 15 {
+	if err != nil || len(want) != 17 {
 		t.Fatalf("web_screen: %v %v", want, err)
 	}
 	var got []string

@@ -39,17 +39,17 @@ func copyMetadata(t *testing.T) string {
 // The README's "Add a screen" example: a few lines of YAML, no code, and the
 // running server serves the new view's metadata and grid pages.
 const newScreenYAML = `
-  VW_AuditLog:
-    source: audit_log
+  VW_SignInAttempts:
+    source: login_attempt
     key: Id
     screen: 3
     defaultSort: {field: At, order: desc}
-    export: Audit_Log
+    export: Sign_In_Attempts
     columns:
       - {field: At, column: at, type: datetime}
-      - {field: Actor, column: actor, type: text}
-      - {field: Action, column: action, type: text}
-      - {field: Entity, column: entity, type: text}
+      - {field: Username, column: username, type: text}
+      - {field: Address, column: ip, type: text}
+      - {field: Succeeded, column: succeeded, type: bool}
       - {field: Id, column: id, type: int, hidden: true}
 `
 
@@ -148,14 +148,14 @@ func TestAddAScreenIsYAML(t *testing.T) {
 	res.Body.Close()
 	found := false
 	for _, v := range views.Data {
-		found = found || v.Name == "VW_AuditLog"
+		found = found || v.Name == "VW_SignInAttempts"
 	}
 	if !found {
-		t.Fatalf("VW_AuditLog not in /api/meta/views: %v", views.Data)
+		t.Fatalf("VW_SignInAttempts not in /api/meta/views: %v", views.Data)
 	}
-	page := post("/api/grid", token, `{"ViewName":"VW_AuditLog","PageSize":10,"Filters":[{"field":"Action","op":"equals","value":"login.succeeded"}]}`)
+	page := post("/api/grid", token, `{"ViewName":"VW_SignInAttempts","PageSize":10,"Filters":[{"field":"Succeeded","op":"equals","value":"true"}]}`)
 	rows := page["dataList"].([]any)
-	if len(rows) != 1 || rows[0].(map[string]any)["Actor"] != "admin" {
+	if len(rows) != 1 || rows[0].(map[string]any)["Username"] != "admin" {
 		t.Fatalf("the new grid's page: %v", page)
 	}
 }
@@ -185,15 +185,15 @@ func TestWatchReloadsMetadata(t *testing.T) {
 	}
 
 	addView(t, dir, newScreenYAML)
-	waitFor("the new view", func() bool { return eng.Metadata().Views["VW_AuditLog"] != nil })
+	waitFor("the new view", func() bool { return eng.Metadata().Views["VW_SignInAttempts"] != nil })
 
 	// An edit that does not validate (a column the table lacks) keeps the old set.
-	addView(t, dir, strings.Replace(strings.Replace(newScreenYAML, "VW_AuditLog", "VW_Broken", 1), "column: actor", "column: no_such_column", 1))
+	addView(t, dir, strings.Replace(strings.Replace(newScreenYAML, "VW_SignInAttempts", "VW_Broken", 1), "column: username", "column: no_such_column", 1))
 	// The watcher says it refused the edit (presence, not a pause): then the old set must still be there.
 	waitFor("the refusal of the broken edit", func() bool {
 		return strings.Contains(logged.String(), "metadata reload refused") && strings.Contains(logged.String(), "no_such_column")
 	})
-	if eng.Metadata().Views["VW_Broken"] != nil || eng.Metadata().Views["VW_AuditLog"] == nil {
+	if eng.Metadata().Views["VW_Broken"] != nil || eng.Metadata().Views["VW_SignInAttempts"] == nil {
 		t.Fatal("an invalid edit replaced the metadata")
 	}
 }

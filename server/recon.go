@@ -24,10 +24,12 @@ type reconHandlers struct {
 }
 
 func (h *reconHandlers) mount(r fiber.Router, auth fiber.Handler) {
+	// the levels' names also serve the reports and the approvals screen (a
+	// period closes for one level); registered ahead of the group's guard
+	r.Get("/recon/levels", auth, screen(screenReconcile, screenReports, screenApprovals), h.levels)
 	g := r.Group("/recon", auth, screen(screenReconcile))
 	g.Get("/providers", h.providers)
 	g.Get("/currencies", h.currencies)
-	g.Get("/levels", h.levels)
 	g.Get("/runs", h.runs)
 	g.Get("/runs/:id", h.run)
 	g.Get("/chain/:kind/:id", h.chain)

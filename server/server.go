@@ -7,6 +7,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"io/fs"
 	"log/slog"
 	"time"
@@ -19,6 +20,7 @@ import (
 
 	"ledgerdesk/engine"
 	"ledgerdesk/migrations"
+	"ledgerdesk/screens/controls"
 	"ledgerdesk/screens/identity"
 	"ledgerdesk/screens/imports"
 	"ledgerdesk/screens/prefs"
@@ -89,6 +91,26 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 	taskService.Close = func(ctx context.Context, tx pgx.Tx, ticketID, taskID int64, reason string) (any, error) {
 		return d.Recon.CloseByAdjustment(ctx, tx, ticketID, taskID, reason)
 	}
+	// Four-eyes approvals: the manual actions and the edits of views and
+	// forms naming a rule ask them; approved, they are carried out by the
+	// executors the screens register.
+	ctl := controls.New(d.Pool, d.Recon)
+	executors := []map[string]func(context.Context, json.RawMessage) (any, error){taskService.Executors()}
+	taskService.Approvals = ctl
+	if d.Recon != nil { // (nil: an app built only to list its routes)
+		d.Recon.SetApprovals(ctl)
+		executors = append(executors, d.Recon.Executors())
+	}
+	if d.Engine != nil {
+		d.Engine.SetApprovals(ctl)
+		executors = append(executors, d.Engine.Executors())
+	}
+	for _, ops := range executors {
+		for op, exec := range ops {
+			ctl.Register(op, exec)
+		}
+	}
+	(&controlHandlers{controls: ctl}).mount(api, ids.authenticate)
 	// (before the levels' routes: open-items is no level)
 	(&queueHandlers{recon: d.Recon, tasks: taskService}).mount(api, ids.authenticate)
 	(&reconHandlers{recon: d.Recon, engine: d.Engine, grids: grids, dateFormat: ids.dateFormat}).mount(api, ids.authenticate)

@@ -10,6 +10,7 @@ package home
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -88,6 +89,56 @@ type Figures struct {
 	// Alerts are the open alerts of the last days the user's screens permit
 	// (screen 2: intake; 13: runs); nil when they permit none.
 	Alerts []Alert `json:"alerts"`
+	// Approvals are the four-eyes requests: those waiting for the user's
+	// decision (screen 17) and the user's own, pending or decided lately.
+	Approvals *ApprovalFigures `json:"approvals"`
+}
+
+// ApprovalFigures are Home's approvals card.
+type ApprovalFigures struct {
+	Waiting *int64      `json:"waiting"` // others' requests pending (screen 17; null without it)
+	Mine    []MyRequest `json:"mine"`    // the user's own: pending, or decided in the last AlertDays
+}
+
+// MyRequest is one of the user's own requests and its outcome.
+type MyRequest struct {
+	ID             int64           `json:"id"`
+	Action         string          `json:"action"`
+	Status         string          `json:"status"`
+	What           string          `json:"what"`
+	WhatCode       string          `json:"whatCode"`
+	WhatParams     json.RawMessage `json:"whatParams"`
+	RequestedOn    time.Time       `json:"requestedOn"`
+	DecidedBy      *string         `json:"decidedBy"`
+	DecidedOn      *time.Time      `json:"decidedOn"`
+	DecisionReason *string         `json:"decisionReason"`
+}
+
+// ScreenApprovals is the screen of those who decide requests.
+const ScreenApprovals = 17
+
+// approvals reads the approvals card of user a (fresh: a decision is news).
+func (s *Service) approvals(ctx context.Context, a *engine.Actor, now time.Time) (*ApprovalFigures, error) {
+	out := &ApprovalFigures{}
+	if a.Can(ScreenApprovals) {
+		var n int64
+		if err := s.pool.QueryRow(ctx, `select count(*) from approval where status = 'pending' and requested_by_id <> $1`, a.UserID).Scan(&n); err != nil {
+			return nil, err
+		}
+		out.Waiting = &n
+	}
+	rows, err := s.pool.Query(ctx, `select id, action, status, coalesce(summary->>'text', ''), coalesce(summary->>'code', ''),
+			coalesce(summary->'params', '{}'), requested_on, decided_by, decided_on, decision_reason
+		from approval where requested_by_id = $1 and requested_on >= $2::timestamptz - interval '30 days' and (status = 'pending' or decided_on >= $2::timestamptz)
+		order by requested_on desc, id desc limit 10`, a.UserID, now.Add(-AlertDays*24*time.Hour))
+	if err != nil {
+		return nil, err
+	}
+	out.Mine, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (m MyRequest, err error) {
+		err = r.Scan(&m.ID, &m.Action, &m.Status, &m.What, &m.WhatCode, &m.WhatParams, &m.RequestedOn, &m.DecidedBy, &m.DecidedOn, &m.DecisionReason)
+		return m, err
+	})
+	return out, err
 }
 
 // Amount is a count and its exact USD sum ("0.00" when there is none).
@@ -258,9 +309,16 @@ func (s *Service) Home(ctx context.Context, a *engine.Actor, month time.Time) (*
 	return s.withAlerts(ctx, a, res, now)
 }
 
-// withAlerts is f with the alerts the actor's screens permit, read now
-// (never cached: an alert is news, and its read is one index range).
+// withAlerts is f with the alerts the actor's screens permit and the
+// approvals card, read now (never cached: both are news, and each read is
+// an index range).
 func (s *Service) withAlerts(ctx context.Context, a *engine.Actor, f *Figures, now time.Time) (*Figures, error) {
+	out := *f
+	approvals, err := s.approvals(ctx, a, now)
+	if err != nil {
+		return nil, fmt.Errorf("home: %w", engine.TranslatePG(err))
+	}
+	out.Approvals = approvals
 	var screens []int
 	for _, id := range []int{ScreenImports, ScreenReconcile} {
 		if a.Can(id) {
@@ -268,13 +326,12 @@ func (s *Service) withAlerts(ctx context.Context, a *engine.Actor, f *Figures, n
 		}
 	}
 	if len(screens) == 0 {
-		return f, nil
+		return &out, nil
 	}
 	alerts, err := s.alerts(ctx, screens, now)
 	if err != nil {
 		return nil, fmt.Errorf("home: %w", engine.TranslatePG(err))
 	}
-	out := *f
 	out.Alerts = alerts
 	return &out, nil
 }

@@ -233,6 +233,9 @@ func (s *Service) matchGroup(ctx context.Context, tx pgx.Tx, l *Level, req Match
 	if err != nil {
 		return nil, err
 	}
+	if err := s.gateMatch(ctx, tx, l, req, forced, req.LeftIDs, req.RightIDs, e.Variance); err != nil {
+		return nil, err
+	}
 	m, err := s.insertByHand(ctx, tx, l, req, forced, req.LeftIDs[0], req.RightIDs[0], e.Variance, e.DateLagDays, actor)
 	if err != nil {
 		return nil, err

@@ -194,6 +194,9 @@ func (s *Service) MatchByHand(ctx context.Context, l *Level, req MatchRequest) (
 		if err != nil {
 			return err
 		}
+		if err := s.gateMatch(ctx, tx, l, req, forced, []int64{req.LeftID}, []int64{req.RightID}, e.Variance); err != nil {
+			return err
+		}
 		out, err = s.insertByHand(ctx, tx, l, req, forced, req.LeftID, req.RightID, e.Variance, e.Lag, actor)
 		if err != nil {
 			return err
@@ -394,6 +397,11 @@ func (s *Service) Undo(ctx context.Context, l *Level, id int64, reason string) (
 				With("recon.alreadyUndone", "matchId", id, "by", *before.UndoneBy)
 		}
 		if before, err = withMembers(ctx, tx, before); err != nil {
+			return err
+		}
+		if err := s.gate(ctx, tx, gateRequest{action: engine.ApprovalOldUndo, level: l, left: before.LeftIDs, right: before.RightIDs,
+			ageDays: int(time.Since(before.CreatedOn).Hours() / 24), reason: reason,
+			replay: map[string]any{"op": "recon.undo", "level": l.Slug, "id": id, "reason": reason}}); err != nil {
 			return err
 		}
 		// the whole group: its further records follow (recon_match_member_follow)

@@ -213,7 +213,8 @@ func (s *Service) WriteOffQueued(ctx context.Context, items []QueueItem, reason 
 	var out []*Match
 	err = s.eachQueued(ctx, set, func(tx pgx.Tx, l *Level, side string, ids []int64) error {
 		for _, id := range ids {
-			m, err := s.writeOff(ctx, tx, l, side, []int64{id}, reason)
+			m, err := s.writeOff(ctx, tx, l, side, []int64{id}, reason,
+				map[string]any{"op": "recon.writeoffQueued", "items": items, "reason": reason})
 			if err != nil {
 				return err
 			}

@@ -16,6 +16,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
+
+	"ledgerdesk/engine"
 )
 
 // Service is reconciliation over one database.
@@ -24,6 +26,8 @@ type Service struct {
 	pool  *pgxpool.Pool
 	queue *river.Client[pgx.Tx]
 	log   *slog.Logger
+	// approvals are asked by the manual actions (approve.go); nil: none
+	approvals engine.Approvals
 	// Wait is how long Auto waits for its run before answering that it is
 	// still running (the run goes on).
 	Wait time.Duration

@@ -24,11 +24,20 @@ func openSQL(l *Level, which, alias string) string {
 	return "not " + tests[0] + " and not " + tests[1]
 }
 
-// autoSQL is openSQL for an automatic run: the record is open and not one
+// autoSQL is openSQL for an automatic run: the record is open, not one
 // made by hand (a task's adjustment: it joins the group of the ticket it
-// was made for, never a pair a run finds).
+// was made for, never a pair a run finds), and not dated in a month closed
+// for the level (migration 00036 refuses manual writes there; a run leaves
+// them alone instead of failing).
 func autoSQL(l *Level, which, alias string) string {
-	return openSQL(l, which, alias) + " and not " + alias + ".manual"
+	return openSQL(l, which, alias) + " and not " + alias + ".manual and " + inOpenPeriodSQL(l, alias)
+}
+
+// inOpenPeriodSQL is "the record <alias> is not dated in a month closed for
+// level l": an anti-join against the few live closings.
+func inOpenPeriodSQL(l *Level, alias string) string {
+	return fmt.Sprintf(`not exists (select 1 from closed_period cp where cp.reopened_on is null
+		and cp.month = date_trunc('month', %s.date::timestamp)::date and (cp.level is null or cp.level = %d))`, alias, l.N)
 }
 
 func liveTests(l *Level, which, alias string) []string {

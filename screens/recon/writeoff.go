@@ -41,7 +41,8 @@ func (s *Service) WriteOff(ctx context.Context, l *Level, side string, ids []int
 			return err
 		}
 		var err error
-		out, err = s.writeOff(ctx, tx, l, side, ids, reason)
+		out, err = s.writeOff(ctx, tx, l, side, ids, reason,
+			map[string]any{"op": "recon.writeoff", "level": l.Slug, "side": side, "ids": ids, "reason": reason})
 		return err
 	})
 	if err != nil {
@@ -52,7 +53,8 @@ func (s *Service) WriteOff(ctx context.Context, l *Level, side string, ids []int
 
 // writeOff writes records of one side of a level off in tx, which holds
 // the level's lock: the checks of WriteOff past its arguments' form.
-func (s *Service) writeOff(ctx context.Context, tx pgx.Tx, l *Level, side string, ids []int64, reason string) (*Match, error) {
+// replay is what carries the whole request out again once approved.
+func (s *Service) writeOff(ctx context.Context, tx pgx.Tx, l *Level, side string, ids []int64, reason string, replay map[string]any) (*Match, error) {
 	actor := engine.ActorFrom(ctx)
 	var out *Match
 	err := func() error {
@@ -95,6 +97,10 @@ func (s *Service) writeOff(ctx context.Context, tx pgx.Tx, l *Level, side string
 		case exceeds(*usd, *limit):
 			return engine.Forbidden("Writing off %s %s (%s USD) is above your limit of %s USD.", sum, currency, *usd, *limit).
 				With("recon.writeoffOverLimit", "amount", *usd, "limit", *limit, "sum", sum, "currency", currency)
+		}
+		if err := s.gate(ctx, tx, gateRequest{action: engine.ApprovalWriteOff, level: l, left: left, right: right,
+			amount: &sum, reason: reason, replay: replay}); err != nil {
+			return err
 		}
 		var first [2]*int64
 		if side == "left" {

@@ -248,6 +248,9 @@ func (s *Service) AddAdjustment(ctx context.Context, id int64, a Adjustment) (*T
 			return engine.Invalid("currency", "The currency of an adjustment is its ticket's (%s), not %s.", currency, c).
 				With("tasks.currencyMismatch", "currency", c, "ticketCurrency", currency)
 		}
+		if err := s.gateAdjustment(ctx, tx, id, a, number, currency, amount, date); err != nil {
+			return err
+		}
 		who := engine.ActorFrom(ctx).Username
 		var txID int64
 		// (made for one ticket: it counts once, toward that ticket)
@@ -353,4 +356,42 @@ func (s *Service) DeleteAdjustment(ctx context.Context, id, txID int64) error {
 		return fmt.Errorf("delete adjustment %d of task %d: %w", txID, id, engine.TranslatePG(err))
 	}
 	return nil
+}
+
+// gateAdjustment asks the approvals whether the adjustment may be written
+// now (an adjustment above the rule's amount in USD waits for a second
+// user); once approved, Executors carries it out.
+func (s *Service) gateAdjustment(ctx context.Context, tx pgx.Tx, task int64, a Adjustment, number, currency, amount string, date time.Time) error {
+	if s.Approvals == nil {
+		return nil
+	}
+	var usd *string
+	if err := tx.QueryRow(ctx, `select round($1::numeric * usd_rate($2, $3), 2)::text`, amount, currency, date).Scan(&usd); err != nil {
+		return err
+	}
+	params := map[string]any{"task": task, "ticket": number, "amount": amount + " " + currency}
+	return s.Approvals.Gate(ctx, tx, engine.Approval{
+		Action: engine.ApprovalAdjustment, Months: []time.Time{date}, AmountUSD: usd,
+		Summary: map[string]any{"text": fmt.Sprintf("Adjust ticket %s by %s %s (task %d)", number, amount, currency, task),
+			"code": "approvals.what.adjustment", "params": params, "amount": amount + " " + currency, "reason": a.Remarks,
+			"leftRefs": []string{number}},
+		Replay: map[string]any{"op": "tasks.adjust", "task": task, "adjustment": a},
+	})
+}
+
+// Executors are the replay ops of the task actions that can wait for
+// approval, for the approvals to carry them out once approved.
+func (s *Service) Executors() map[string]func(ctx context.Context, replay json.RawMessage) (any, error) {
+	return map[string]func(context.Context, json.RawMessage) (any, error){
+		"tasks.adjust": func(ctx context.Context, raw json.RawMessage) (any, error) {
+			var r struct {
+				Task       int64      `json:"task"`
+				Adjustment Adjustment `json:"adjustment"`
+			}
+			if err := json.Unmarshal(raw, &r); err != nil {
+				return nil, err
+			}
+			return s.AddAdjustment(ctx, r.Task, r.Adjustment)
+		},
+	}
 }

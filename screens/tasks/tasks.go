@@ -50,6 +50,9 @@ type Service struct {
 	// recon.Service.CloseByAdjustment), and tells what it did; nil:
 	// adjustments close nothing.
 	Close func(ctx context.Context, tx pgx.Tx, ticketID, taskID int64, reason string) (any, error)
+	// Approvals are asked before an adjustment is written (four-eyes
+	// above a threshold); nil: none.
+	Approvals engine.Approvals
 }
 
 // errLinkNotAllowed refuses a link change by a caller MayLink refuses.
