@@ -11,8 +11,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"ledgerdesk/engine"
-	"ledgerdesk/screens/identity"
 	"ledgerdesk/internal/decimal"
+	"ledgerdesk/screens/identity"
 )
 
 // ScreenApprovals is the screen whose holders approve, reject and close
