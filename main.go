@@ -61,7 +61,7 @@ commands:
   bench     grid [-rows 2000000 -iterations 100 -clients 8] | clicks [-rows 2000000 -calls 5 -view VW_BankFinal]
             | load [-users 50 -duration 2m -scale 1] | export [-rows 100000] | import [-rows 1000000]
             | reconcile [-rows 1000000 -iterations 100 -clients 8]
-            | pivot [-rows 2000000 -iterations 20] | home [-rows 1000000] | audit [-rows 3000 (inline edits)]
+            | pivot [-rows 2000000 -iterations 20] | home [-rows 1000000] | audit [-rows 6000 (inline edits)]
   demo      [-seed 1 -scale 1 -out DATA_DIR/demo] [--load [--if-empty]]: the demo files, imported with --load
   version   print the version
 
@@ -231,7 +231,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 			if err != nil {
 				return err
 			}
-			return bench.Audit(ctx, db.URL, cfg, orInt(*rows, 3000), stdout, md)
+			return bench.Audit(ctx, db.URL, cfg, orInt(*rows, 6000), stdout, md)
 		}
 		return fmt.Errorf("bench: unknown benchmark %q (grid, clicks, load, export, import, reconcile, pivot, home or audit)", benchWhat)
 	default:
@@ -355,7 +355,7 @@ func auditVerify(ctx context.Context, cfg server.Config, log *slog.Logger, head 
 	}
 	fmt.Fprintf(stdout, "audit chain: %d rows fit\nhead: %d:%s\n", v.Rows, v.HeadSeq, v.HeadHash)
 	if v.Unsealed > 0 {
-		fmt.Fprintf(stdout, "%d rows committed during the check are sealed by their own commit; verify again to include them\n", v.Unsealed)
+		fmt.Fprintf(stdout, "%d rows committed during the check wait for their seal; verify again to include them\n", v.Unsealed)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -15,7 +16,7 @@ import (
 
 // The audit chain (DESIGN section 8, migration 00035): the database seals
 // each committed audit row with its position (seq), the previous row's hash
-// and its own. VerifyAudit recomputes every hash here, written apart from
+// and its own, within seconds of its commit (KeepAuditSealed). VerifyAudit recomputes every hash here, written apart from
 // the SQL that made them, so a row changed, removed or slipped in behind
 // the trigger's back is found.
 
@@ -33,7 +34,7 @@ type AuditVerdict struct {
 	Rows     int64       `json:"rows"`     // sealed rows that fit, from the first
 	HeadSeq  int64       `json:"headSeq"`  // the last of them; record it with its hash to prove a later chain extends it
 	HeadHash string      `json:"headHash"` //
-	Unsealed int64       `json:"unsealed"` // rows committed after the seal this check made (sealed by their own commit)
+	Unsealed int64       `json:"unsealed"` // rows committed after the seal this check made (sealed by the next round)
 	Break    *AuditBreak `json:"break,omitempty"`
 }
 
@@ -93,11 +94,51 @@ func (r *auditRow) line() string {
 	}, "\n")
 }
 
+// SealAudit seals the committed audit rows not sealed yet (migration
+// 00035's audit_seal) and returns how many.
+func SealAudit(ctx context.Context, pool *pgxpool.Pool) (int, error) {
+	total := 0
+	for {
+		var n int
+		if err := pool.QueryRow(ctx, `select audit_seal()`).Scan(&n); err != nil {
+			return total, fmt.Errorf("seal the audit trail: %w", err)
+		}
+		total += n
+		if n < auditSealBatch {
+			return total, nil
+		}
+	}
+}
+
+// auditSealBatch is the most rows one audit_seal call seals.
+const auditSealBatch = 20000
+
+// AuditSealEvery is how often the server seals new audit rows.
+const AuditSealEvery = 2 * time.Second
+
+// KeepAuditSealed seals new audit rows every AuditSealEvery until ctx
+// ends: the chain follows the writes within seconds, off their path.
+// Several nodes may run it; the chain's head orders them.
+func KeepAuditSealed(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) {
+	t := time.NewTicker(AuditSealEvery)
+	defer t.Stop()
+	for {
+		if _, err := SealAudit(ctx, pool); err != nil && ctx.Err() == nil {
+			log.Warn("sealing the audit trail failed; the next round tries again", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
 // VerifyAudit seals what is committed and not sealed yet, then walks the
 // chain from its first row and stops at the first that does not fit.
 func VerifyAudit(ctx context.Context, pool *pgxpool.Pool, anchor *AuditAnchor) (*AuditVerdict, error) {
-	if _, err := pool.Exec(ctx, `select audit_seal()`); err != nil {
-		return nil, fmt.Errorf("audit verify: seal: %w", err)
+	if _, err := SealAudit(ctx, pool); err != nil {
+		return nil, fmt.Errorf("audit verify: %w", err)
 	}
 	v := &AuditVerdict{}
 	err := pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
@@ -139,6 +180,15 @@ func VerifyAudit(ctx context.Context, pool *pgxpool.Pool, anchor *AuditAnchor) (
 		}
 		if err := rows.Err(); err != nil {
 			return err
+		}
+		var headSeq int64
+		var headHash *string
+		if err := tx.QueryRow(ctx, `select seq, hash from audit_chain_head`).Scan(&headSeq, &headHash); err != nil {
+			return err
+		}
+		if headSeq != v.HeadSeq || (headSeq > 0 && (headHash == nil || *headHash != v.HeadHash)) {
+			v.Break = &AuditBreak{Seq: headSeq, Reason: fmt.Sprintf("the chain's head is position %d, but the rows end at %d: the rows after it were removed or replaced", headSeq, v.HeadSeq)}
+			return nil
 		}
 		if anchor != nil && !anchorSeen {
 			v.Break = &AuditBreak{Seq: anchor.Seq, Reason: fmt.Sprintf("the recorded position %d is past the chain's end (%d): rows were removed", anchor.Seq, v.HeadSeq)}

@@ -224,6 +224,8 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 	// whenever its heartbeat stops (internal/liveness).
 	go liveness.Sweep(ctx, log, map[string]func(context.Context) (int, error){
 		"imports": importer.MarkCutOff, "automatic reconcile runs": reconciler.MarkAbandoned})
+	// New audit rows join the hash chain within seconds (migration 00035).
+	go engine.KeepAuditSealed(ctx, db.Pool, log)
 
 	app := New(Deps{Config: cfg, Pool: db.Pool, Log: log, UI: opt.UI, Version: opt.Version, Identity: ident, Engine: eng,
 		Rates: &rates.Runner{Queue: queue, Wait: RateSyncWait}, Imports: importer, Recon: reconciler})
