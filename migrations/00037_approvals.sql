@@ -64,10 +64,18 @@ create view approval_list as
     from approval a left join recon_level l on l.number = a.level;
 
 -- The closed periods' list (screen 17, tab periods).
+-- summary: the figures kept at closing, one line per level and side:
+-- "ticket-transaction left: matched 1 (100.00 SEK); unmatched 2 (90.00 SEK)".
 create view closed_period_list as
     select c.id, to_char(c.month, 'YYYY-MM') as month, c.level, l.slug as level_slug,
            c.closed_by, c.closed_on, c.reopened_by, c.reopened_on, c.reopen_reason,
-           c.reopened_on is null as closed
+           c.reopened_on is null as closed,
+           (select string_agg(x.line, E'\n' order by x.level, x.side)
+            from (select f->>'level' as level, f->>'side' as side,
+                         f->>'level' || ' ' || (f->>'side') || ': ' ||
+                         string_agg((f->>'status') || ' ' || (f->>'count') || ' (' || (f->>'amount') || ' ' || (f->>'currency') || ')', '; '
+                                    order by f->>'status', f->>'currency') as line
+                  from jsonb_array_elements(c.summary) f group by 1, 2) x) as summary
     from closed_period c left join recon_level l on l.number = c.level;
 
 -- The audit screen's list (screen 16): the chain's columns and the
