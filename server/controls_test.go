@@ -188,6 +188,13 @@ func TestApprovalsPerAction(t *testing.T) {
 	}
 	created := w.pending(w.do("POST", "/api/ConfigSettings", tom, map[string]any{"providerName": "Adyen", "transactionType": "1",
 		"providerActor": "Adyen", "amountThreshold": 2, "dateThreshold": 1}))
+	// Carried out as tom: while his roles no longer grant the screen, it cannot be.
+	tomRole := w.count(`select id from role where role_name = 'tom role'`)
+	w.must(200, "PUT", fmt.Sprintf("/api/roles/%d/screens", tomRole), admin, map[string]any{"screenIds": []int{1}})
+	if a := w.do("POST", fmt.Sprintf("/api/approvals/%d/approve", edit), ada, nil); a.status != 403 || a.env.Code != "approvals.requesterLacksScreen" {
+		t.Errorf("approve for a requester without the screen: %d %s", a.status, a.body)
+	}
+	w.must(200, "PUT", fmt.Sprintf("/api/roles/%d/screens", tomRole), admin, map[string]any{"screenIds": []int{11}})
 	w.must(200, "POST", fmt.Sprintf("/api/approvals/%d/approve", edit), ada, nil)
 	w.must(200, "POST", fmt.Sprintf("/api/approvals/%d/approve", created), ada, nil)
 	if w.count(`select count(*) from config_setting where id = $1 and amount_threshold = 5 and updated_by = 'tom'`, row["Id"]) != 1 ||

@@ -19,6 +19,13 @@ import (
 // periods (web_screen 17).
 const ScreenApprovals = 17
 
+// actionScreens are the screens whose routes make each action: its
+// requester must still hold it when the request is approved.
+var actionScreens = map[string]int{
+	engine.ApprovalMatchDifference: 13, engine.ApprovalForcedMatch: 13, engine.ApprovalWriteOff: 13, engine.ApprovalOldUndo: 13,
+	engine.ApprovalAdjustment: 14, engine.ApprovalTolerance: 11,
+}
+
 // Executor carries an approved action out again from its replay, as its
 // requester (the context's actor), inside the approval's context.
 type Executor func(ctx context.Context, replay json.RawMessage) (any, error)
@@ -238,6 +245,10 @@ func (s *Service) Approve(ctx context.Context, id int64, reason string) (*Reques
 	}
 	for _, id := range screens {
 		requester.Screens[int(id)] = true
+	}
+	if need := actionScreens[r.Action]; need != 0 && !requester.Can(need) {
+		return nil, nil, engine.Forbidden("%s no longer holds the screen this action needs, so it cannot be carried out as theirs; reject it.", r.RequestedBy).
+			With("approvals.requesterLacksScreen", "id", id, "user", r.RequestedBy)
 	}
 	ap := &engine.Approving{ID: id, Approver: approver, Reason: reason}
 	result, err := exec(engine.WithApproving(engine.WithActor(ctx, requester), ap), r.replay)
