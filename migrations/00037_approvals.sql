@@ -67,7 +67,7 @@ create view approval_list as
 -- summary: the figures kept at closing, one line per level and side:
 -- "ticket-transaction left: matched 1 (100.00 SEK); unmatched 2 (90.00 SEK)".
 create view closed_period_list as
-    select c.id, to_char(c.month, 'YYYY-MM') as month, c.level, l.slug as level_slug,
+    select c.id, to_char(c.month, 'YYYY-MM') as month, c.level, coalesce(l.slug, 'all') as level_slug,
            c.closed_by, c.closed_on, c.reopened_by, c.reopened_on, c.reopen_reason,
            c.reopened_on is null as closed,
            (select string_agg(x.line, E'\n' order by x.level, x.side)

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { api, ApiError, storedMessage } from './client';
+import { api, ApiError, isPendingApproval, storedMessage } from './client';
 import i18n from '../i18n';
 import { seedSession } from '../test/helpers';
 import { CONFIG_STORAGE_KEY, FALLBACK_CONFIG } from '../config/appConfig';
@@ -126,5 +126,40 @@ describe('server messages in the reader language', () => {
       'a.csv: 3 filas leídas, 2 cargadas',
     );
     expect(storedMessage(null, null, 'old text')).toBe('old text');
+  });
+
+  it('tells a write kept for approval (202, approvals.pending) from a failure, in the reader\'s language', async () => {
+    const pending = {
+      succeeded: false,
+      error: 'Sent for approval (request 12): a second user with the Approvals screen must approve it before it is carried out.',
+      code: 'approvals.pending',
+      params: { id: 12, action: 'forcedMatch' },
+    };
+    answer(202, pending);
+    const error = (await api.post('recon/ticket-transaction/match', {}).catch((e: unknown) => e)) as ApiError;
+    expect(isPendingApproval(error)).toBe(true);
+    expect(error.status).toBe(202);
+    await i18n.changeLanguage('sv');
+    answer(202, pending);
+    const sv = (await api.post('recon/ticket-transaction/match', {}).catch((e: unknown) => e)) as ApiError;
+    expect(sv.message).toContain('Skickad för godkännande (begäran 12)');
+    // the same code with another status, or another refusal, is no pending approval
+    answer(409, { ...pending, code: 'periods.closed', params: { month: '2026-10', closedBy: 'maria', closedOn: '2026-11-27' } });
+    const closed = await api.post('x', {}).catch((e: unknown) => e);
+    expect(isPendingApproval(closed)).toBe(false);
+    expect((closed as ApiError).message).toBe('Perioden 2026-10 är stängd (av maria den 2026-11-27): inget som är daterat i den kan skrivas.');
+    expect(isPendingApproval(new Error('x'))).toBe(false);
+  });
+
+  it('names a level in a closed-level refusal and a request\'s summary by their translations', async () => {
+    answer(409, { succeeded: false, error: 'The period 2026-10 is closed for level 1 ...', code: 'periods.closedLevel', params: { month: '2026-10', level: 1, closedBy: 'maria', closedOn: '2026-11-27' } });
+    await expect(api.post('x', {})).rejects.toThrow('The period 2026-10 is closed for Tickets vs Transactions (by maria on 2026-11-27)');
+    expect(storedMessage('approvals.what.forcedMatch', '{"left":"1254400000001","right":"877","level":"ticket-transaction"}', 'English')).toBe(
+      'Force a match of 1254400000001 with 877 (Tickets vs Transactions), outside the tolerances',
+    );
+    await i18n.changeLanguage('pt');
+    expect(storedMessage('approvals.what.tolerance.update', '{"entity":"ConfigSettings","id":"4","change":"change"}', 'change ConfigSettings 4')).toBe(
+      'Alterar a tolerância 4',
+    );
   });
 });

@@ -92,7 +92,14 @@ export class ApiError extends Error {
   }
 }
 
-/** An ApiError carrying the envelope's message code and parameters, when it has them. */
+/**
+ * A write the server kept for a second user's approval (four-eyes): 202 with succeeded false
+ * and code approvals.pending. Nothing failed and nothing more is for the requester to do, so
+ * callers say so in an info toast (its message names the request) and go on as after success.
+ */
+export function isPendingApproval(err: unknown): err is ApiError {
+  return err instanceof ApiError && err.status === 202 && err.code === 'approvals.pending';
+}
 
 interface Envelope<T> {
   succeeded: boolean;

@@ -40,7 +40,7 @@ export function MonthInput({
     if (text === null) return;
     const month = parseMonthText(text, pattern);
     if (month && month !== value) onChange(month);
-    else input.value = formatMonth(value, pattern); // not a month: the one shown stays
+    else input.value = value ? formatMonth(value, pattern) : ''; // not a month: the one shown stays (or none)
   }
 
   return (

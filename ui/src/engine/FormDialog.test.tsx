@@ -133,4 +133,19 @@ describe('FormDialog', () => {
     await waitFor(() => expect(onSaved).toHaveBeenCalledWith({ CountryID: 5 }));
     expect(api.callsTo('POST', '/api/Country')[0]!.body).toMatchObject({ countryCode: 'SWE' });
   });
+
+  it('a record kept for a second user\'s approval (202) is an info toast, and the dialog is done as after a save', async () => {
+    mockApi({
+      'GET /api/meta/forms/country': ok(countryForm),
+      'POST /api/Country': [202, { succeeded: false, data: null, error: 'Sent for approval (request 7): ...', code: 'approvals.pending', params: { id: 7, action: 'tolerance' } }],
+    });
+    const { onSaved } = renderDialog();
+    fireEvent.change(await screen.findByLabelText(/Country Code/), { target: { value: 'SE' } });
+    fireEvent.change(screen.getByLabelText(/Country Name/), { target: { value: 'Sweden' } });
+    fireEvent.click(screen.getByTestId('form-save'));
+    await waitFor(() => expect(onSaved).toHaveBeenCalledWith({}));
+    const toast = await screen.findByText(/^Sent for approval \(request 7\): a second user/);
+    expect(toast.closest('.p-toast-message-info')).not.toBeNull();
+    expect(document.querySelector('.p-toast-message-error')).toBeNull();
+  });
 });

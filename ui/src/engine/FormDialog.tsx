@@ -6,7 +6,8 @@
  * Save: validate (required fields -> the required-fields toast; a form with saveWhenValid keeps
  * Save disabled until its data is valid), apply the transforms, POST
  * to the form's resource; success closes the dialog and tells the grid to go back to its first
- * page; a failure keeps the dialog open with the server's message and marks its field.
+ * page, and so does an answer that the record waits for a second user's approval (an info
+ * toast); a failure keeps the dialog open with the server's message and marks its field.
  */
 import { lazy, Suspense, useCallback, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -14,7 +15,7 @@ import { Dialog } from 'primereact/dialog';
 import { Button } from 'primereact/button';
 import { ProgressBar } from 'primereact/progressbar';
 import { ApiError } from '../api/client';
-import { useToast } from '../shell/toast';
+import { toastIfPending, useToast } from '../shell/toast';
 import { engineApi } from './api';
 import { applyTransforms, cleanRecord } from './formSchema';
 import { useFormMeta } from './useMeta';
@@ -26,7 +27,7 @@ export interface FormDialogProps {
   formName: string;
   visible: boolean;
   onClose(): void;
-  /** Called with the created record after a successful save. */
+  /** Called with the created record after a successful save ({} when it waits for a second user's approval). */
   onSaved(record: Row): void;
 }
 
@@ -59,6 +60,11 @@ export function FormDialog({ formName, visible, onClose, onSaved }: FormDialogPr
       toast.success(t(form.success ?? 'messages.saved'));
       onSaved(record ?? {});
     } catch (err) {
+      // Kept for a second user's approval: the dialog's work is done, as after a save.
+      if (toastIfPending(toast, err)) {
+        onSaved({});
+        return;
+      }
       const message = err instanceof Error ? err.message : t('errors.generic');
       toast.error(message);
       if (err instanceof ApiError && err.field && err.field in form.schema.properties) {

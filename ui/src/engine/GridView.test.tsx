@@ -124,6 +124,44 @@ describe('GridView', () => {
     expect(api.callsTo('PUT', '/api/grid/row')).toHaveLength(2);
   });
 
+  it('an inline edit kept for a second user\'s approval (202) shows the stored value again with an info toast, and so does a delete', async () => {
+    const pending = (id: number): [number, unknown] => [
+      202,
+      { succeeded: false, data: null, error: `Sent for approval (request ${id}): ...`, code: 'approvals.pending', params: { id, action: 'tolerance' } },
+    ];
+    const api = mockApi({
+      'GET /api/meta/views/VW_TblMasterCountry': ok(countryView),
+      'POST /api/grid': pageReply,
+      'PUT /api/grid/row': pending(21),
+      'GET /api/meta/forms/country': ok({ name: 'country', resource: 'Country' }),
+      'DELETE /api/Country/1': pending(22),
+    });
+    render(
+      <ToastProvider>
+        <MemoryRouter>
+          <GridView viewName="VW_TblMasterCountry" deleteForm="country" />
+        </MemoryRouter>
+      </ToastProvider>,
+    );
+    const cell = await screen.findByText('Country 0');
+    fireEvent.doubleClick(cell.closest('[role="gridcell"]')!);
+    const editor = await screen.findByTestId('editor-CountryName');
+    fireEvent.change(editor, { target: { value: 'Renamed' } });
+    fireEvent.keyDown(editor, { key: 'Enter' });
+    const toast = await screen.findByText(/^Sent for approval \(request 21\)/);
+    expect(toast.closest('.p-toast-message-info')).not.toBeNull();
+    await waitFor(() => expect(screen.getByText('Country 0')).toBeTruthy());
+    expect(screen.queryByText('Renamed')).toBeNull();
+
+    fireEvent.click(screen.getByTestId('row-delete-1'));
+    await waitFor(() => expect(document.querySelector('.p-confirm-dialog-accept')).not.toBeNull());
+    fireEvent.click(document.querySelector('.p-confirm-dialog-accept')!);
+    const deleted = await screen.findByText(/^Sent for approval \(request 22\)/);
+    expect(deleted.closest('.p-toast-message-info')).not.toBeNull();
+    expect(api.callsTo('DELETE', '/api/Country/1')).toHaveLength(1);
+    expect(document.querySelector('.p-toast-message-error')).toBeNull();
+  });
+
   it('does not call the server when an edit leaves the value as it was', async () => {
     const api = mockApi({ 'GET /api/meta/views/VW_TblMasterCountry': ok(countryView), 'POST /api/grid': pageReply });
     renderGrid();

@@ -17,7 +17,7 @@ import { ConfirmDialog } from 'primereact/confirmdialog';
 import { ProgressBar } from 'primereact/progressbar';
 import { api, ApiError, GENERIC_ERROR, storedMessage } from '../api/client';
 import { useCurrentUser } from '../auth/useSession';
-import { useToast } from '../shell/toast';
+import { toastIfPending, useToast } from '../shell/toast';
 import { downloadExport, engineApi } from './api';
 import { fieldType, formatValue, parseInput, sameValue, separators, type FormatContext } from './fields';
 import { useGrid } from './useGrid';
@@ -26,7 +26,7 @@ import { CellEditor, EDIT_TEXT, type EditedRow } from './grid/CellEditor';
 import { ColumnFilter } from './grid/ColumnFilter';
 import { ColumnHeader } from './grid/ColumnHeader';
 import { useReportGrid, type ReportGridProps } from './grid/reportGrid';
-import { ActionDialog, actionBody, answerValues, linkFor, selectionProblem } from './grid/rowActions';
+import { ActionDialog, actionBody, actionPath, answerValues, linkFor, selectionProblem } from './grid/rowActions';
 import { statusFilterColumn } from './grid/rowStatus';
 import type { ActionMeta, ColumnMeta, ExportFormat, FilterCondition, Row, ViewMeta } from './types';
 import './engine.css';
@@ -161,6 +161,9 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
   const chosenRows = useMemo(() => grid.rows.filter((r) => chosenKeys.has(String(r[view.key]))), [grid.rows, chosenKeys, view.key]);
 
   const visible = useMemo(() => view.columns.filter((c) => !c.hidden), [view]);
+  // The rowStatus field's own column would repeat the status column beside it (under the same
+  // key): the grid shows it once, as the status column; the export keeps it.
+  const shownColumns = useMemo(() => visible.filter((c) => c.field !== view.rowStatus?.field), [visible, view.rowStatus]);
   const label = useCallback((c: ColumnMeta) => t(c.label, { defaultValue: c.field }), [t]);
   const enumLabel = useCallback(
     (c: ColumnMeta, value: string) => {
@@ -221,7 +224,7 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
       });
     }
 
-    const dataColumns = visible.map((meta, index): Column<Row> => {
+    const dataColumns = shownColumns.map((meta, index): Column<Row> => {
       const name = label(meta);
       const type = fieldType(meta.type);
       const active = !!grid.filters[meta.field];
@@ -230,7 +233,7 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
         key: meta.field,
         name,
         // The last column takes what is left, so a narrow view still fills the grid.
-        width: index === visible.length - 1 ? `minmax(${width}px, 1fr)` : width,
+        width: index === shownColumns.length - 1 ? `minmax(${width}px, 1fr)` : width,
         minWidth: 50,
         resizable: true,
         sortable: meta.sortable,
@@ -259,7 +262,7 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
       };
     });
     return [...(selectable ? [SelectColumn as Column<Row>] : []), ...iconColumns, ...reportGrid.columns, ...dataColumns];
-  }, [visible, label, grid.filters, t, openFilter, ctx, locale, enumLabel, editRoute, deleteForm, deleteRoute, navigate, view.key, reportGrid.columns, selectable]);
+  }, [shownColumns, label, grid.filters, t, openFilter, ctx, locale, enumLabel, editRoute, deleteForm, deleteRoute, navigate, view.key, reportGrid.columns, selectable]);
 
   // ---- inline edit --------------------------------------------------------------------------
   const onRowsChange = useCallback(
@@ -293,6 +296,8 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
         .then((saved) => grid.replaceRow(key, saved && typeof saved === 'object' ? { ...before, ...saved } : before, page))
         .catch((err: unknown) => {
           grid.replaceRow(key, before, page);
+          // Kept for a second user's approval: the row shows what is stored until then.
+          if (toastIfPending(toast, err)) return;
           toast.error(err instanceof Error ? err.message : t('errors.generic'));
           // Someone else changed the row: show what is stored now.
           if (err instanceof ApiError && err.status === 409) grid.refresh();
@@ -305,7 +310,7 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
   const runAction = async (action: ActionMeta, inputs: Record<string, unknown> = {}) => {
     setBusyAction(action.id);
     try {
-      const answer = await engineApi.action(action.method, action.path, actionBody(action, chosenRows, view.key, inputs));
+      const answer = await engineApi.action(action.method, actionPath(action, chosenRows, inputs), actionBody(action, chosenRows, view.key, inputs));
       // A background job that outlasted the request: it goes on, say so.
       if (answer && typeof answer === 'object' && (answer as { running?: unknown }).running === true) {
         toast.info(t('grid.actionRunning'));
@@ -316,6 +321,13 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
       setChosenKeys(new Set()); // done with them
       grid.refresh();
     } catch (err) {
+      if (toastIfPending(toast, err)) {
+        // Sent for approval: nothing more for the requester to do here.
+        setAskAction(null);
+        setChosenKeys(new Set());
+        grid.refresh();
+        return;
+      }
       const message = err instanceof Error && err.message && err.message !== GENERIC_ERROR ? err.message : t(action.failure);
       toast.error(message, t(action.failure));
     } finally {
@@ -330,7 +342,7 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
       toast.success(t('grid.deleted'));
       grid.refresh();
     } catch (err) {
-      toast.error(err instanceof Error ? err.message : t('errors.generic'));
+      if (!toastIfPending(toast, err)) toast.error(err instanceof Error ? err.message : t('errors.generic'));
     }
   };
 

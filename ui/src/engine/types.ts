@@ -106,12 +106,19 @@ export interface ActionMeta {
   inputs?: ActionInputMeta[];
   /** Opens this path (its {Field}s the chosen row's values) instead of calling the API. */
   link?: string;
+  /**
+   * Body keys filled from the one chosen row's fields, e.g. {level: 'Level'}; such an action
+   * sends them instead of items (unless it names send fields). Its path, like any action's, may
+   * hold {Name}s: the chosen row's field of that name, else the input of that name.
+   */
+  rowFields?: Record<string, string>;
 }
 
 export interface ActionInputMeta {
   name: string;
   label: string;
-  type: 'text' | 'textarea' | 'select';
+  /** month: a month in the user's date format, sent as yyyy-mm. */
+  type: 'text' | 'textarea' | 'month' | 'select';
   required?: boolean;
   maxLength?: number;
   /** Translation key of the text the input starts with. */
@@ -120,6 +127,10 @@ export interface ActionInputMeta {
   options?: string;
   optionValue?: string;
   optionLabel?: string;
+  /** select: the option labels are translation keys. */
+  translate?: boolean;
+  /** select: translation key shown while nothing is chosen (an optional select then sends null). */
+  placeholder?: string;
 }
 
 export interface TabMeta {

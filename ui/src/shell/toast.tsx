@@ -5,6 +5,8 @@
 import { createContext, useContext, useMemo, useRef, type ReactNode } from 'react';
 import { Toast } from 'primereact/toast';
 import { useTranslation } from 'react-i18next';
+import { isPendingApproval } from '../api/client';
+import i18n from '../i18n';
 
 export interface ToastApi {
   success(detail: string, summary?: string): void;
@@ -48,4 +50,15 @@ export function useToast(): ToastApi {
   const api = useContext(ToastContext);
   if (!api) throw new Error('useToast must be used inside ToastProvider');
   return api;
+}
+
+/**
+ * A write the server kept for a second user's approval (isPendingApproval) is no failure: says
+ * so in an info toast naming the request, and returns true so the caller goes on as after
+ * success (closes its dialog, reloads its grid); false for any other error.
+ */
+export function toastIfPending(toast: ToastApi, err: unknown): boolean {
+  if (!isPendingApproval(err)) return false;
+  toast.info(err.message, i18n.t('approvals.toastTitle'));
+  return true;
 }

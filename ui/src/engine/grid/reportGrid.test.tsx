@@ -50,6 +50,14 @@ describe('GridView with a report view (params, rowStatus)', () => {
     expect(screen.getByText('1,234.50').closest('.rdg-cell')!.className).toContain('grid-cell--number');
   });
 
+  it('a status field that is a visible column too is shown once, as the status column', async () => {
+    const shown = { ...reportView, columns: reportView.columns.map((c) => (c.field === 'StatusNumber' ? { ...c, hidden: false, label: 'Status number' } : c)) };
+    mockApi({ 'GET /api/meta/views/VW_Report': ok(shown), 'POST /api/grid': ok({ dataList: rows, totalCount: 3 }) });
+    renderReport();
+    await screen.findByText('Unmatched');
+    expect(screen.getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Status', 'Day', 'Amount']);
+  });
+
   it('new params start over at the first page; a new reload token asks again', async () => {
     const api = mockApi({ 'GET /api/meta/views/VW_Report': ok(reportView), 'POST /api/grid': ok({ dataList: rows, totalCount: 300 }) });
     const view = renderReport({ params: { fromDate: '2026-11-01' }, reloadToken: 0 });

@@ -48,6 +48,31 @@ const renderScreen = () =>
 const lastGrid = (api: ReturnType<typeof mockApi>) => api.callsTo('POST', '/api/grid').at(-1)!.body as GridRequest;
 
 describe('BankSettlementScreen', () => {
+  it('a tab whose dates lie in closed months says who closed them and when: its level\'s closings and every level\'s, not reopened ones', async () => {
+    localStorage.setItem('dashboardFilters', JSON.stringify({ fromDate: '2026-09-15', toDate: '2026-10-31', currency: [], provider: [], clientUniqueId: '' }));
+    const closing = { closedBy: 'maria', closedOn: '2026-11-27T10:00:00Z', reopenedBy: null, reopenedOn: null, reopenReason: null, summary: [] };
+    mockScreen({
+      'GET /api/periods': ok([
+        { ...closing, id: 1, month: '2026-10', level: '' },
+        { ...closing, id: 2, month: '2026-09', level: 'ticket-transaction', closedBy: 'bo' },
+        { ...closing, id: 3, month: '2026-09', level: 'settlement-bank' },
+        { ...closing, id: 4, month: '2026-08', level: '' },
+        { ...closing, id: 5, month: '2026-10', level: 'ticket-transaction', reopenedBy: 'bo', reopenedOn: '2026-11-28T10:00:00Z', reopenReason: 'late' },
+      ]),
+    });
+    renderScreen();
+    const note = await screen.findByTestId('closed-periods');
+    expect(note.getAttribute('role')).toBe('status');
+    expect(note.textContent).toBe('09-2026 closed (Tickets vs Transactions) by bo on 27-11-2026 · 10-2026 closed (all levels) by maria on 27-11-2026');
+    // the bank tab: its own closing and every level's
+    fireEvent.click(screen.getByTestId('recon-tab-2'));
+    await waitFor(() =>
+      expect(within(screen.getByTestId('grid-VW_ReconSettlementBank')).getByTestId('closed-periods').textContent).toBe(
+        '09-2026 closed (Settlements vs Bank) by maria on 27-11-2026 · 10-2026 closed (all levels) by maria on 27-11-2026',
+      ),
+    );
+  });
+
   it('opens with the filter area open and the month to date when nothing is saved', async () => {
     const api = mockScreen();
     renderScreen();

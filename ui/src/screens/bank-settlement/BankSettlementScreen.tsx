@@ -3,8 +3,9 @@
  * 5, 8 and 9; issue 12): the filter area, a tab per level the server declares (recon.yaml, GET
  * /recon/levels) with its server-paged report grid coloured by the view's rowStatus and its
  * legend, the bolt button's automatic run and the Reconcile dialog per tab, the details of a row
- * with Create Task, undo of a match, and the chain of a record with why it did not match. What a
- * tab shows and offers comes from its level; nothing here names a level.
+ * with Create Task, undo of a match, and the chain of a record with why it did not match; a tab
+ * whose dates lie in a closed month says who closed it and when. What a tab shows and offers
+ * comes from its level; nothing here names a level.
  */
 import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -15,6 +16,8 @@ import { ContextMenu } from 'primereact/contextmenu';
 import { ProgressBar } from 'primereact/progressbar';
 import type { MenuItem } from 'primereact/menuitem';
 import { ScreenHeader } from '../../components/ScreenHeader';
+import { ClosedPeriodsNote } from '../../components/ClosedPeriodsNote';
+import { closedOverlapping, useClosedPeriods } from '../../api/periods';
 import { GridView } from '../../engine/GridView';
 import { SEVERITY_ICON } from '../../engine/grid/rowStatus';
 import { useToast } from '../../shell/toast';
@@ -117,6 +120,7 @@ export default function BankSettlementScreen() {
   const [undone, setUndone] = useState(0);
   const menu = useRef<ContextMenu>(null);
   const [menuItems, setMenuItems] = useState<MenuItem[]>([]);
+  const periods = useClosedPeriods();
 
   // The saved or linked tab is an index into the levels: fitted to those there are.
   const active = levels && levels.length > 0 ? clampTab(tab, levels.length) : 0;
@@ -277,6 +281,7 @@ export default function BankSettlementScreen() {
                       />
                       <Button type="button" size="small" outlined icon="pi pi-arrows-h" label={t('recon.dashboard.reconcile')} onClick={() => setManual(level)} data-testid={`recon-manual-${index}`} />
                       {lookup && <span className="recon-lookup-note" data-testid="recon-lookup-note">{t('recon.dashboard.lookup', { ticket: applied.clientUniqueId })}</span>}
+                      <ClosedPeriodsNote periods={closedOverlapping(periods, applied.fromDate, applied.toDate, level.slug)} />
                     </>
                   }
                 />

@@ -35,7 +35,7 @@ import {
   WRITEOFF_RULE,
 } from './recon';
 import { useFormatContext } from './RecordGrid';
-import { useToast } from '../../shell/toast';
+import { toastIfPending, useToast } from '../../shell/toast';
 import type { UndoTarget } from './UndoMatchDialog';
 
 type ChainList = keyof Pick<Chain, 'tickets' | 'transactions' | 'settlements' | 'payouts' | 'bankBookings'>;
@@ -343,7 +343,7 @@ function WhyView({ why, money, date, onMatched }: { why: WhyState; money: (v: un
       toast.success(t('recon.toasts.reconciled'));
       onMatched();
     } catch (err) {
-      toast.error(errorText(err, t, 'recon.toasts.reconcileFailed'));
+      if (!toastIfPending(toast, err)) toast.error(errorText(err, t, 'recon.toasts.reconcileFailed'));
     } finally {
       setBusy(null);
     }

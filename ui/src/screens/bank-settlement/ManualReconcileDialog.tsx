@@ -28,7 +28,7 @@ import { InputSwitch } from 'primereact/inputswitch';
 import { InputTextarea } from 'primereact/inputtextarea';
 import { Message } from 'primereact/message';
 import { ApiError } from '../../api/client';
-import { useToast } from '../../shell/toast';
+import { toastIfPending, useToast } from '../../shell/toast';
 import type { Row } from '../../engine/types';
 import { dialogSides, errorText, isRanked, matchBody, reconApi, slotSide, type Candidates, type LevelDef, type LevelSide, type Near } from './recon';
 import { keyOf, RecordGrid } from './RecordGrid';
@@ -234,6 +234,12 @@ export function ManualReconcileDialog({
       onReconciled();
       onClose();
     } catch (err) {
+      // Kept for a second user's approval: done here, as after a match.
+      if (toastIfPending(toast, err)) {
+        onReconciled();
+        onClose();
+        return;
+      }
       const text = errorText(err, t, 'recon.toasts.reconcileFailed');
       setFailure(text);
       setForceOffer(offersForce(err, force));

@@ -10,7 +10,7 @@ import { Dialog } from 'primereact/dialog';
 import { Button } from 'primereact/button';
 import { InputTextarea } from 'primereact/inputtextarea';
 import { Message } from 'primereact/message';
-import { useToast } from '../../shell/toast';
+import { toastIfPending, useToast } from '../../shell/toast';
 import { errorText, kindCountText, reconApi, type KindCount } from './recon';
 
 export interface UndoTarget {
@@ -63,6 +63,11 @@ export function UndoMatchDialog({ target, onClose, onUndone }: { target: UndoTar
       onUndone();
       onClose();
     } catch (err) {
+      // Kept for a second user's approval (an old match): nothing more to do here.
+      if (toastIfPending(toast, err)) {
+        onClose();
+        return;
+      }
       const text = errorText(err, t, 'recon.toasts.undoFailed');
       setFailure(text);
       toast.error(text);

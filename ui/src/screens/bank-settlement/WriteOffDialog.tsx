@@ -2,7 +2,8 @@
  * Write off the records ticked on one side of the manual dialog: a difference accepted without
  * a counter-record. A small confirmation names how many records and their sum, asks for the
  * reason the server requires, then POST /recon/{level}/writeoff. The server answers the match
- * group it made (rule writeoff); a refusal (over the user's limit, no limit at all, several
+ * group it made (rule writeoff), or that the write-off waits for a second user's approval (an
+ * info toast, and the dialog closes as after success); a refusal (over the user's limit, no limit at all, several
  * currencies, a record matched meanwhile) keeps the confirmation open with its text.
  */
 import { useEffect, useId, useState } from 'react';
@@ -15,7 +16,7 @@ import { Message } from 'primereact/message';
 import { ApiError } from '../../api/client';
 import type { FormatContext } from '../../engine/fields';
 import type { Row } from '../../engine/types';
-import { useToast } from '../../shell/toast';
+import { toastIfPending, useToast } from '../../shell/toast';
 import { codeText, errorText, kindCountText, reconApi, type LevelSide, type Match, type Side } from './recon';
 import { localFigures } from './group';
 import { money } from './GroupSummary';
@@ -60,7 +61,8 @@ export function WriteOffDialog({
   rows: readonly Row[];
   visible: boolean;
   onCancel(): void;
-  onWrittenOff(match: Match): void;
+  /** The match group made; null when the write-off waits for a second user's approval. */
+  onWrittenOff(match: Match | null): void;
 }) {
   const { t } = useTranslation();
   const toast = useToast();
@@ -97,6 +99,10 @@ export function WriteOffDialog({
       toast.success(t('recon.toasts.writtenOff', { count: rows.length, id: match.id }));
       onWrittenOff(match);
     } catch (err) {
+      if (toastIfPending(toast, err)) {
+        onWrittenOff(null);
+        return;
+      }
       const text = writeOffErrorText(err, t, ctx);
       setFailure(text);
       setReasonRefused(err instanceof ApiError && err.field === 'reason');

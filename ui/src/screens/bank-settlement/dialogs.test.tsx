@@ -23,6 +23,19 @@ const ticket = { id: 1, ticket_number: '1254400000001', trans_date: '2026-11-01'
 const transaction = { id: 2, ClientUniqueID: '1254400000001', ProcessingDate: '2026-11-01', currency: 'USD', TransactionAmount: '250.00' };
 const ticket2 = { id: 3, ticket_number: '1254400000003', trans_date: '2026-11-02', local_fare_currency: 'USD', transaction_code: 'EMDA', SaleAmount: '150.25' };
 
+/** The answer to a write kept for a second user's approval. */
+function pendingApproval(id: number, action: string): [number, unknown] {
+  return [202, { succeeded: false, data: null, error: `Sent for approval (request ${id}): ...`, code: 'approvals.pending', params: { id, action } }];
+}
+
+/** The info toast of a request sent for approval (never an error toast). */
+async function approvalToast(id: number) {
+  const toast = await screen.findByText(`Sent for approval (request ${id}): a second user with the Approvals screen must approve it before it is carried out.`);
+  expect(toast.closest('.p-toast-message-info')).not.toBeNull();
+  expect(screen.getByText(en.approvals.toastTitle)).toBeTruthy();
+  expect([...document.querySelectorAll('.p-toast-message-error')].some((e) => e.textContent?.includes('Sent for approval'))).toBe(false);
+}
+
 function pick(testId: string, text: string) {
   fireEvent.click(within(screen.getByTestId(testId)).getByText(text).closest('.rdg-cell')!);
 }
@@ -138,6 +151,31 @@ describe('ManualReconcileDialog', () => {
     fireEvent.click(screen.getByTestId('manual-investigate'));
     await waitFor(() => expect(onClose).toHaveBeenCalled());
     expect(api.callsTo('POST', '/api/recon/ticket-transaction/match')[1]!.body).toEqual({ leftIds: [1], rightIds: [2], investigate: true });
+  });
+
+  it('a forced match kept for a second user\'s approval: an info toast, and the dialog closes as after a match', async () => {
+    const api = mockApi({
+      'POST /api/recon/settlement-bank/candidates': ok({ item1: [bank], item2: [payout], item1Total: 1, item2Total: 1, limit: 500 }),
+      'POST /api/recon/settlement-bank/match': [
+        [400, { succeeded: false, error: 'The payout\u2019s settlements are in several currencies.', field: 'force', code: 'recon.mixedCurrencies' }],
+        pendingApproval(31, 'forcedMatch'),
+      ],
+    });
+    const onClose = vi.fn();
+    const onReconciled = vi.fn();
+    wrap(<ManualReconcileDialog level={testLevel('settlement-bank')} filters={filters} visible onClose={onClose} onReconciled={onReconciled} />);
+    await screen.findByText('SE4550000000058398257466');
+    pick('manual-grid-item1', 'SE4550000000058398257466');
+    pick('manual-grid-item2', 'PO-NUVEI-20261101-SEK');
+    fireEvent.click(screen.getByTestId('manual-reconcile'));
+    await screen.findByTestId('manual-force');
+    fireEvent.change(screen.getByTestId('manual-force-reason'), { target: { value: 'one payout booked twice' } });
+    fireEvent.click(screen.getByTestId('manual-force'));
+    await waitFor(() => expect(onClose).toHaveBeenCalled());
+    expect(api.callsTo('POST', '/api/recon/settlement-bank/match')[1]!.body).toEqual({ leftIds: [9], rightIds: [5], force: true, reason: 'one payout booked twice' });
+    await approvalToast(31);
+    expect(onReconciled).toHaveBeenCalled();
+    expect(screen.queryByText(en.recon.toasts.reconciled)).toBeNull();
   });
 
   it('a level the UI has never heard of: its columns, its sides\' names in the warning, its ids mapped back to left and right', async () => {
@@ -359,6 +397,23 @@ describe('ManualReconcileDialog: write-off', () => {
     expect(onReconciled).toHaveBeenCalled();
     await screen.findByText('2 records written off (match 95)');
     expect(api.callsTo('POST', '/api/recon/ticket-transaction/match')).toHaveLength(0);
+  });
+
+  it('a write-off kept for a second user\'s approval closes as a write-off does, with an info toast', async () => {
+    const api = mockApi({ 'POST /api/recon/ticket-transaction/candidates': candidates, [`POST ${writeOffUrl}`]: pendingApproval(32, 'writeoff') });
+    const onClose = vi.fn();
+    const onReconciled = vi.fn();
+    wrap(<ManualReconcileDialog level={testLevel('ticket-transaction')} filters={filters} visible onClose={onClose} onReconciled={onReconciled} />);
+    await screen.findByText('EMDA');
+    pick('manual-grid-item1', 'TKTT');
+    fireEvent.click(button());
+    fireEvent.change(await screen.findByTestId('writeoff-reason'), { target: { value: 'small fare difference' } });
+    fireEvent.click(screen.getByTestId('writeoff-confirm'));
+    await waitFor(() => expect(onClose).toHaveBeenCalled());
+    expect(api.callsTo('POST', writeOffUrl)[0]!.body).toEqual({ side: 'left', ids: [1], reason: 'small fare difference' });
+    await approvalToast(32);
+    expect(onReconciled).toHaveBeenCalled();
+    expect(screen.queryByTestId('writeoff-failure')).toBeNull();
   });
 
   it('bank first: a ticked bank booking is written off as the right side', async () => {
@@ -592,6 +647,18 @@ describe('UndoMatchDialog', () => {
     expect(
       screen.getByText('Undo the match of 2 tickets and 1 transaction (ticket 1254400000001, ticket 1254400000003, transaction 1254400000001)? Every record of the group becomes unmatched again.'),
     ).toBeTruthy();
+  });
+
+  it('an undo of an old match kept for a second user\'s approval closes with an info toast; nothing is undone yet', async () => {
+    mockApi({ 'DELETE /api/recon/ticket-transaction/match/6': pendingApproval(33, 'oldUndo') });
+    const onClose = vi.fn();
+    const onUndone = vi.fn();
+    wrap(<UndoMatchDialog target={{ slug: 'ticket-transaction', matchId: 6, what: 'Ticket 1254400000001' }} onClose={onClose} onUndone={onUndone} />);
+    fireEvent.change(screen.getByTestId('undo-reason'), { target: { value: 'wrong pair' } });
+    fireEvent.click(screen.getByTestId('undo-confirm'));
+    await waitFor(() => expect(onClose).toHaveBeenCalled());
+    await approvalToast(33);
+    expect(onUndone).not.toHaveBeenCalled();
   });
 
   it('stays open with the server text when the match was undone meanwhile', async () => {

@@ -122,4 +122,51 @@ describe('home screen', () => {
     renderScreen();
     expect((await screen.findByTestId('home-alerts')).textContent).toContain(en.home.alerts.none);
   });
+
+  it('approvals: the waiting count links to the Approvals screen; one\'s own requests say what they asked and how they ended', async () => {
+    const month = new Date().toISOString().slice(0, 7);
+    const request = { action: 'forcedMatch', whatCode: 'approvals.what.forcedMatch', requestedOn: '2026-03-09T08:00:00Z', decidedBy: null, decidedOn: null, decisionReason: null };
+    mocks.getQuiet.mockResolvedValueOnce(
+      figures(month, {
+        approvals: {
+          waiting: 2,
+          mine: [
+            { ...request, id: 12, status: 'approved', what: 'english 12', whatParams: { left: '1254400000001', right: '877', level: 'ticket-transaction' },
+              decidedBy: 'maria', decidedOn: '2026-03-10T09:30:00Z', decisionReason: 'checked with the bank' },
+            { ...request, id: 13, status: 'pending', what: 'Adjust ticket 1254400000002 by 10.00 SEK (task 4)', whatCode: '', whatParams: null },
+          ],
+        },
+      }),
+    );
+    const { unmount } = renderScreen();
+    const card = await screen.findByTestId('home-approvals');
+    expect(card.querySelector('h2')!.textContent).toBe(en.home.approvals.title);
+    const waiting = screen.getByTestId('home-approvals-waiting');
+    expect(waiting.textContent).toBe('2 requests wait for your decision');
+    expect(waiting.querySelector('a')!.getAttribute('href')).toBe('/dashboard/screens/approvals');
+    expect(screen.getByTestId('home-approvals-link').getAttribute('href')).toBe('/dashboard/screens/approvals');
+    const [approved, pending] = screen.getAllByTestId('home-approval');
+    // the request in the reader's words (its code), else its English text
+    expect(approved!.textContent).toContain('Force a match of 1254400000001 with 877 (Tickets vs Transactions), outside the tolerances');
+    expect(approved!.textContent).toContain('checked with the bank');
+    expect(approved!.textContent).toMatch(/by maria on 10-03-2026 \d\d:30/);
+    expect(approved!.querySelector('.p-tag-success')!.textContent).toBe(en.approvals.status.approved);
+    expect(pending!.textContent).toContain('Adjust ticket 1254400000002 by 10.00 SEK (task 4)');
+    expect(pending!.querySelector('.p-tag-warning')!.textContent).toBe(en.approvals.status.pending);
+    expect(pending!.textContent).toMatch(/asked on 09-03-2026/);
+    unmount();
+
+    // someone who may not decide: no count, no link, their requests only; with none, no card
+    mocks.getQuiet.mockResolvedValueOnce(figures(month, { approvals: { waiting: null, mine: [{ ...request, id: 14, status: 'rejected', what: 'x', whatParams: { left: 'a', right: 'b', level: 'settlement-bank' }, decidedBy: 'bo', decidedOn: '2026-03-10T09:30:00Z', decisionReason: 'not the same payout' }] } }));
+    const second = renderScreen();
+    await screen.findByTestId('home-approvals');
+    expect(screen.queryByTestId('home-approvals-waiting')).toBeNull();
+    expect(screen.queryByTestId('home-approvals-link')).toBeNull();
+    expect(screen.getByTestId('home-approval').querySelector('.p-tag-danger')!.textContent).toBe(en.approvals.status.rejected);
+    second.unmount();
+    mocks.getQuiet.mockResolvedValueOnce(figures(month, { tasks: { open: 0, byStatus: [], byAssignee: [] }, approvals: { waiting: null, mine: [] } }));
+    renderScreen();
+    await screen.findByTestId('home-tasks');
+    expect(screen.queryByTestId('home-approvals')).toBeNull();
+  });
 });

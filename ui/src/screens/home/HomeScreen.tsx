@@ -3,8 +3,10 @@
  * with, from one call (GET /home?month=YYYY-MM): per reconciliation level the matched, partial
  * and unmatched counts and amounts with the match rate, the daily unmatched trend (a chart,
  * loaded lazily), the oldest unmatched records, the last automatic run per level, open tasks,
- * the last imports and the bank totals. The server leaves out what the caller's screens do not
- * permit; each figure links to the screen that explains it. Amounts are USD.
+ * the last imports and the bank totals, and the four-eyes approvals (how many wait for the
+ * user's decision, and the user's own requests with their outcome). The server leaves out what
+ * the caller's screens do not permit; each figure links to the screen that explains it. Amounts
+ * are USD.
  */
 import { lazy, Suspense, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -13,7 +15,7 @@ import { ProgressBar } from 'primereact/progressbar';
 import { Tag } from 'primereact/tag';
 import { ScreenHeader } from '../../components/ScreenHeader';
 import { MonthInput } from '../../components/MonthInput';
-import { api } from '../../api/client';
+import { api, serverMessage } from '../../api/client';
 import { useCurrentUser } from '../../auth/useSession';
 import { getScreenIds } from '../../auth/session';
 import { pathGranted } from '../../auth/screens';
@@ -23,7 +25,25 @@ import { extractionLogLink } from '../data-import/importFormat';
 import type { ImportFile } from '../../api/imports';
 import { formatAmount } from '../reports/pivot';
 import { codeText, runErrorText } from '../bank-settlement/recon';
-import { bankLink, currentMonth, openItemsLink, reconcileLink, tabOf, ticketFilter, OPEN_ITEMS_PATH, REPORTS_PATH, SCHEDULES_PATH, TASKS_PATH, IMPORTS_PATH, type HomeFigures, type LevelFigures } from './home';
+import {
+  bankLink,
+  currentMonth,
+  openItemsLink,
+  reconcileLink,
+  showsApprovals,
+  tabOf,
+  ticketFilter,
+  APPROVAL_SEVERITY,
+  APPROVALS_PATH,
+  OPEN_ITEMS_PATH,
+  REPORTS_PATH,
+  SCHEDULES_PATH,
+  TASKS_PATH,
+  IMPORTS_PATH,
+  type HomeApprovals,
+  type HomeFigures,
+  type LevelFigures,
+} from './home';
 import './home.css';
 
 const TrendChart = lazy(() => import('./UnmatchedTrendChart'));
@@ -62,7 +82,7 @@ export default function HomeScreen() {
   const usd = (v: string) => `${formatAmount(v, locale)} USD`;
   const f = figures && figures.month === month ? figures : null;
   const canOpenBookings = pathGranted(PROCESSED_BANK_PATH, getScreenIds());
-  const nothing = f && !f.levels && !f.tasks && !f.imports && !f.bank && !f.alerts;
+  const nothing = f && !f.levels && !f.tasks && !f.imports && !f.bank && !f.alerts && !showsApprovals(f.approvals);
   // A level by its number, as the figures name it (home.levels.<n>; its slug for a level without one).
   const levelName = (level: number) => t(`home.levels.${level}`, { defaultValue: f?.levels?.find((l) => l.level === level)?.slug ?? String(level) });
   // The levels the runs are shown for: those the figures list, in tab order.
@@ -119,6 +139,7 @@ export default function HomeScreen() {
               )}
             </Card>
           )}
+          {showsApprovals(f.approvals) && <ApprovalsCard approvals={f.approvals} count={count} moment={moment} />}
           {f.levels?.map((l, tab) => (
             <LevelCard key={l.level} level={l} name={levelName(l.level)} tab={tab} from={f.from} to={f.to} count={count} locale={locale} usd={usd} />
           ))}
@@ -316,17 +337,61 @@ export default function HomeScreen() {
   );
 }
 
-function Card({ title, link, linkLabel, testId, wide, children }: { title: string; link: string; linkLabel: string; testId: string; wide?: boolean; children: ReactNode }) {
+/** A card of figures; without a link (a screen the user may not open) its header is the title alone. */
+function Card({ title, link, linkLabel, testId, wide, children }: { title: string; link?: string; linkLabel: string; testId: string; wide?: boolean; children: ReactNode }) {
   return (
     <article className={`card home-card${wide ? ' home-card--wide' : ''}`} data-testid={testId}>
       <header className="home-card__header">
         <h2 className="home-card__title">{title}</h2>
-        <Link to={link} className="home-card__link" data-testid={`${testId}-link`}>
-          {linkLabel} <i className="pi pi-arrow-right" aria-hidden="true" />
-        </Link>
+        {link && (
+          <Link to={link} className="home-card__link" data-testid={`${testId}-link`}>
+            {linkLabel} <i className="pi pi-arrow-right" aria-hidden="true" />
+          </Link>
+        )}
       </header>
       {children}
     </article>
+  );
+}
+
+/**
+ * The four-eyes approvals: for those who decide, how many requests wait (a link to the
+ * Approvals screen); for everyone, their own recent requests, what each asked for and how it
+ * ended (who decided, when, and why).
+ */
+function ApprovalsCard({ approvals, count, moment }: { approvals: HomeApprovals; count: Intl.NumberFormat; moment(iso: string | null | undefined): string }) {
+  const { t } = useTranslation();
+  const { waiting } = approvals;
+  const mine = approvals.mine ?? [];
+  return (
+    <Card title={t('home.approvals.title')} link={waiting !== null ? APPROVALS_PATH : undefined} linkLabel={t('home.approvals.open')} testId="home-approvals">
+      {waiting !== null && (
+        <p className="home-approvals__waiting" data-testid="home-approvals-waiting">
+          <Link to={APPROVALS_PATH} className={waiting > 0 ? 'home-overdue' : undefined}>
+            {t('home.approvals.waiting', { count: waiting, formatted: count.format(waiting) })}
+          </Link>
+        </p>
+      )}
+      <h3 className="home-subtitle">{t('home.approvals.mine')}</h3>
+      {mine.length === 0 ? (
+        <p className="muted">{t('home.approvals.none')}</p>
+      ) : (
+        <ul className="home-list home-approvals__mine">
+          {mine.map((r) => (
+            <li key={r.id} data-testid="home-approval" data-status={r.status}>
+              <span className="home-approval__what">{serverMessage({ code: r.whatCode, params: r.whatParams, text: r.what })}</span>
+              <span className="home-approval__outcome">
+                <Tag value={t(`approvals.status.${r.status}`)} severity={APPROVAL_SEVERITY[r.status] ?? 'info'} data-testid="home-approval-status" />
+                <span className="muted">
+                  {r.decidedOn ? t('home.approvals.decided', { by: r.decidedBy ?? '', on: moment(r.decidedOn) }) : t('home.approvals.requested', { on: moment(r.requestedOn) })}
+                </span>
+              </span>
+              {r.decisionReason && <span className="muted home-approval__reason">{r.decisionReason}</span>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </Card>
   );
 }
 

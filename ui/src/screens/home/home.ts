@@ -56,6 +56,41 @@ export interface HomeFigures {
   ageing?: { open: number; overdue: number; buckets: { from: number; to: number | null; count: number }[] } | null;
   /** What went wrong or did not come while nobody looked (runs, intake, expected files), newest first. */
   alerts?: HomeAlert[] | null;
+  /** Four-eyes approvals: how many wait for the user's decision, and the user's own requests. */
+  approvals?: HomeApprovals | null;
+}
+
+export interface HomeApprovals {
+  /** Others' requests waiting for a decision; null when the user may not decide (no Approvals screen). */
+  waiting: number | null;
+  /** The user's own requests: pending, or decided lately, newest first. */
+  mine: MyApprovalRequest[] | null;
+}
+
+export interface MyApprovalRequest {
+  id: number;
+  action: string;
+  status: 'pending' | 'approved' | 'rejected';
+  /** What was asked, in English, and its message code and parameters (shown in the reader's language). */
+  what: string;
+  whatCode: string;
+  whatParams: Record<string, unknown> | null;
+  requestedOn: string;
+  decidedBy: string | null;
+  decidedOn: string | null;
+  decisionReason: string | null;
+}
+
+/** The tag colour of a request's status. */
+export const APPROVAL_SEVERITY: Record<MyApprovalRequest['status'], 'warning' | 'success' | 'danger'> = {
+  pending: 'warning',
+  approved: 'success',
+  rejected: 'danger',
+};
+
+/** Whether Home shows the approvals card: to those who decide, and to those who asked lately. */
+export function showsApprovals(a: HomeApprovals | null | undefined): a is HomeApprovals {
+  return !!a && (a.waiting !== null || (a.mine?.length ?? 0) > 0);
 }
 
 export interface HomeAlert {
@@ -73,6 +108,7 @@ export const TASKS_PATH = '/dashboard/tasks';
 export const IMPORTS_PATH = '/dashboard/financialdocument';
 export const REPORTS_PATH = '/dashboard/reports';
 export const OPEN_ITEMS_PATH = '/dashboard/screens/open-items';
+export const APPROVALS_PATH = '/dashboard/screens/approvals';
 /** Configuration Settings' tab of the intake schedules: what each last did. */
 export const SCHEDULES_PATH = '/dashboard/config-settings?tab=schedules';
 

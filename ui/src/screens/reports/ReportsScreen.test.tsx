@@ -12,10 +12,13 @@ import ReportsScreen from './ReportsScreen';
 vi.setConfig({ testTimeout: 20_000 });
 
 // The api client, mocked: the bank overview answers from `mocks.postQuiet`.
-const mocks = vi.hoisted(() => ({ postQuiet: vi.fn() }));
+const mocks = vi.hoisted(() => ({ postQuiet: vi.fn(), getQuiet: vi.fn() }));
 vi.mock('../../api/client', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../api/client')>();
-  return { ...actual, api: { ...actual.api, postQuiet: (path: string, body: unknown) => mocks.postQuiet(path, body) } };
+  return {
+    ...actual,
+    api: { ...actual.api, postQuiet: (path: string, body: unknown) => mocks.postQuiet(path, body), getQuiet: (path: string) => mocks.getQuiet(path) },
+  };
 });
 // jsdom has no layout for the chart; the browser test covers it.
 vi.mock('./BankOverviewChart', () => ({ default: () => <div data-testid="chart-stub" /> }));
@@ -57,9 +60,31 @@ beforeEach(() => {
   localStorage.clear();
   seedSession();
   mocks.postQuiet.mockReset().mockResolvedValue(OVERVIEW);
+  mocks.getQuiet.mockReset().mockResolvedValue([]);
 });
 
 describe('reports screen', () => {
+  it('says which of the months shown are closed, by whom and when; a reader refused the list (403) sees no note', async () => {
+    const closing = { closedBy: 'maria', closedOn: '2026-03-02T10:00:00Z', reopenedBy: null, reopenedOn: null, reopenReason: null, summary: [] };
+    mocks.getQuiet.mockImplementation(async (path: string) => {
+      expect(path).toBe('/periods');
+      return [
+        { ...closing, id: 1, month: '2026-02', level: 'settlement-bank' },
+        { ...closing, id: 2, month: '2026-03', level: '' }, // after the periods shown
+      ];
+    });
+    const { unmount } = renderScreen();
+    const note = await screen.findByTestId('closed-periods');
+    expect(note.textContent).toBe('02-2026 closed (Settlements vs Bank) by maria on 02-03-2026');
+    unmount();
+    mocks.getQuiet.mockRejectedValue(new ApiError('You may not open this screen.', 403));
+    renderScreen();
+    await screen.findByTestId('pivot-table');
+    await waitFor(() => expect(mocks.getQuiet).toHaveBeenCalledTimes(2));
+    expect(screen.queryByTestId('closed-periods')).toBeNull();
+    expect(document.querySelector('.p-toast-message')).toBeNull();
+  });
+
   it('loads with the defaults, no badge, Period first and RowTotal last', async () => {
     renderScreen();
     await screen.findByTestId('pivot-table');

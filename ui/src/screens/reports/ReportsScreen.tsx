@@ -3,7 +3,8 @@
  * accordion with its badge, the pivot table (Period first, sortable headers, RowTotal last, a
  * global text filter, the pager, Excel export of the rows shown) and beside it a stacked bar
  * chart of the same rows, loaded lazily so the chart library stays out of the first load.
- * A cell opens the processed bank files screen filtered to the bookings it sums.
+ * A cell opens the processed bank files screen filtered to the bookings it sums. When the
+ * periods shown lie in closed months, a note says who closed them and when.
  */
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -15,6 +16,8 @@ import { Dropdown } from 'primereact/dropdown';
 import { InputText } from 'primereact/inputtext';
 import { ProgressBar } from 'primereact/progressbar';
 import { ScreenHeader } from '../../components/ScreenHeader';
+import { ClosedPeriodsNote } from '../../components/ClosedPeriodsNote';
+import { closedOverlapping, useClosedPeriods } from '../../api/periods';
 import { useToast } from '../../shell/toast';
 import { getScreenIds } from '../../auth/session';
 import { pathGranted } from '../../auth/screens';
@@ -66,6 +69,7 @@ export default function ReportsScreen() {
   const [pageSize, setPageSize] = useState<number>(DEFAULT_PAGE_SIZE);
   const [page, setPage] = useState(1);
   const [filtersOpen, setFiltersOpen] = useState(false);
+  const periods = useClosedPeriods();
 
   // The failure toast in the language of the moment, without loading again when it changes.
   const failed = useRef(() => {});
@@ -100,6 +104,14 @@ export default function ReportsScreen() {
     if (!overview) return [];
     return sortRows(filterRows(overview.data, columns, text, locale, totalLabel, period), sort);
   }, [overview, columns, text, locale, totalLabel, period, sort]);
+  // The days the periods shown cover: the first one's start to the last one's end.
+  const closed = useMemo(() => {
+    const rows = shown.filter((r) => r.Period !== ROW_TOTAL);
+    if (rows.length === 0) return [];
+    const from = rows.reduce((min, r) => (r.PeriodFrom < min ? r.PeriodFrom : min), rows[0]!.PeriodFrom);
+    const to = rows.reduce((max, r) => (r.PeriodTo > max ? r.PeriodTo : max), rows[0]!.PeriodTo);
+    return closedOverlapping(periods, from, to);
+  }, [shown, periods]);
   const pages = pageCount(shown.length, pageSize);
   const current = Math.min(page, pages);
   const visible = pageOf(shown, current, pageSize);
@@ -184,6 +196,7 @@ export default function ReportsScreen() {
               onClick={exportShown}
               data-testid="pivot-export"
             />
+            <ClosedPeriodsNote periods={closed} />
           </div>
           {load.state === 'loading' && <ProgressBar mode="indeterminate" className="pivot-progress" />}
           {load.state === 'failed' && (

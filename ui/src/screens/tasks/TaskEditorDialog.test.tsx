@@ -161,6 +161,23 @@ describe('TaskEditorDialog', () => {
       expect(screen.queryByTestId('adjust-amount')).toBeNull();
     });
 
+    it('kept for a second user\'s approval: an info toast, the adjustment form closes, nothing is added yet', async () => {
+      const api = mockApi({
+        ...routes(null),
+        'POST /api/TaskTT/7/manual-adjust': [
+          202,
+          { succeeded: false, data: null, error: 'Sent for approval (request 41): ...', code: 'approvals.pending', params: { id: 41, action: 'adjustment' } },
+        ],
+      });
+      renderEditor({ mode: 'edit', taskId: 7 });
+      await addAdjustment();
+      const message = await screen.findByText('Sent for approval (request 41): a second user with the Approvals screen must approve it before it is carried out.');
+      expect(message.closest('.p-toast-message-info')).toBeTruthy();
+      await waitFor(() => expect(screen.queryByTestId('adjust-amount')).toBeNull());
+      expect(document.querySelector('.p-toast-message-error')).toBeNull();
+      expect(api.callsTo('POST', '/api/TaskTT/7/manual-adjust')).toHaveLength(1);
+    });
+
     it.each([
       ['a tolerance', { difference: '1234.5', tolerance: '0.05' }, 'Ticket 1234567890100 stays open: 1,234.50 SEK still differs (accepted difference: 0.05).'],
       ['no tolerance', { difference: '-0.0040', tolerance: null }, 'Ticket 1234567890100 stays open: -0.004 SEK still differs (the amounts must be equal).'],

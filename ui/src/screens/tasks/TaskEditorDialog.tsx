@@ -23,7 +23,7 @@ import { ApiError } from '../../api/client';
 import { getScreenIds } from '../../auth/session';
 import { pathGranted } from '../../auth/screens';
 import { RECONCILE_PATH } from '../home/home';
-import { useToast } from '../../shell/toast';
+import { toastIfPending, useToast } from '../../shell/toast';
 import { formatDecimal } from '../../lib/decimal';
 import { datePattern, fromIsoDate, toIsoDate } from '../../lib/dates';
 import { useCurrentUser } from '../../auth/useSession';
@@ -279,6 +279,11 @@ function TaskEditor({ mode, taskId, initial, onClose, onSaved }: Omit<TaskEditor
       setAdjust(null);
       await reload(false);
     } catch (err) {
+      // Kept for a second user's approval: the adjustment form's work is done.
+      if (toastIfPending(toast, err)) {
+        setAdjust(null);
+        return;
+      }
       const message = errorText(err, 'tasks.toast.adjustFailed');
       setAdjustError(message);
       toast.error(message, t('tasks.toast.error'));
