@@ -244,6 +244,9 @@ type RowStatus struct {
 type Badge struct {
 	Label    string `yaml:"label" json:"label"`
 	Severity string `yaml:"severity" json:"severity"`
+	// Closed: a row of this status needs nothing more although its
+	// severity is not success (a rejected request); "Open only" leaves it out.
+	Closed bool `yaml:"closed" json:"closed,omitempty"`
 }
 
 // Form describes one add/edit dialog and the REST resource behind it.

@@ -430,7 +430,8 @@ func TestClosedPeriodsRefuseEveryWrite(t *testing.T) {
 	if a := w.do("POST", "/api/periods/2026-10/reopen", ada, nil); a.status != 400 || a.env.Field != "reason" {
 		t.Errorf("reopen without a reason: %d %s", a.status, a.body)
 	}
-	reopened := w.must(200, "POST", "/api/periods/2026-10/reopen", ada, map[string]any{"reason": "late settlement file"})
+	// ("all": the Closed periods grid's level of an every-level closing)
+	reopened := w.must(200, "POST", "/api/periods/2026-10/reopen", ada, map[string]any{"reason": "late settlement file", "level": "all"})
 	if reopened["reopenedBy"] != "ada" || reopened["reopenReason"] != "late settlement file" {
 		t.Errorf("reopened: %v", reopened)
 	}

@@ -62,9 +62,10 @@ func ParseMonth(s string) (time.Time, error) {
 	return m, nil
 }
 
-// level returns the level of slug, nil for "" (every level).
+// level returns the level of slug, nil for "" or "all" (every level: the
+// Closed periods grid's Level of such a closing).
 func (s *Service) level(slug string) (*recon.Level, error) {
-	if slug == "" {
+	if slug == "" || slug == "all" {
 		return nil, nil
 	}
 	return s.recon.Level(slug)

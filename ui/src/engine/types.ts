@@ -25,6 +25,8 @@ export type Severity = 'success' | 'info' | 'warning' | 'danger' | 'secondary';
 export interface StatusBadge {
   label: string;
   severity: Severity;
+  /** A status that needs nothing more though not a success (a rejected request): not open. */
+  closed?: boolean;
 }
 
 export interface ColumnMeta {

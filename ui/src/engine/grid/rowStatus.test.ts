@@ -76,6 +76,20 @@ describe('openRowsFilter', () => {
     ).toBeNull();
     expect(openRowsFilter(undefined)).toBeNull();
   });
+
+  it('leaves a closed status out, and with every value listed keeps the open ones', () => {
+    // the approvals: pending is open; approved and rejected need nothing more
+    expect(
+      openRowsFilter({
+        field: 'Status',
+        values: {
+          pending: { label: 'p', severity: 'warning' },
+          approved: { label: 'a', severity: 'success' },
+          rejected: { label: 'r', severity: 'danger', closed: true },
+        },
+      }),
+    ).toEqual({ op: 'in', value: 'pending', values: ['pending'] });
+  });
 });
 
 describe('the status as a filter', () => {

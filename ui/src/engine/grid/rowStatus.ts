@@ -44,17 +44,18 @@ export function declaredParams(view: ViewMeta | null, values: Record<string, unk
 }
 
 /**
- * The filter keeping a report's open rows, those whose badge is not a success: the values
- * listed as not successful when the fallback is a success, else every value but the one
- * successful value. Null when the rule cannot say it in one filter (several successful values
- * beside an unsuccessful fallback) or has nothing open.
+ * The filter keeping a report's open rows, those whose badge is neither a success nor closed:
+ * the values listed as open when there is no fallback or it is done, else every value but the
+ * one done value. Null when the rule cannot say it in one filter (several done values beside
+ * an open fallback) or has nothing open.
  */
 export function openRowsFilter(rule: RowStatusMeta | undefined): FilterInput | null {
   if (!rule) return null;
+  const done = (b: StatusBadge) => b.severity === 'success' || b.closed === true;
   const entries = Object.entries(rule.values);
-  const success = entries.filter(([, b]) => b.severity === 'success').map(([v]) => v);
-  const open = entries.filter(([, b]) => b.severity !== 'success').map(([v]) => v);
-  if (rule.otherwise?.severity === 'success') return open.length > 0 ? { op: 'in', value: open.join(','), values: open } : null;
+  const success = entries.filter(([, b]) => done(b)).map(([v]) => v);
+  const open = entries.filter(([, b]) => !done(b)).map(([v]) => v);
+  if (!rule.otherwise || done(rule.otherwise)) return open.length > 0 ? { op: 'in', value: open.join(','), values: open } : null;
   if (success.length === 1) return { op: 'notEquals', value: success[0] ?? '' };
   return null;
 }
