@@ -101,17 +101,17 @@ func (e *Engine) gate(ctx context.Context, tx pgx.Tx, rule, entity, id string, b
 	if rule == "" || e.approvals == nil {
 		return nil
 	}
-	what := "create a record of"
+	change, text := "create", "create a record of"
 	switch {
 	case before != nil && after != nil:
-		what = "change"
+		change, text = "update", "change"
 	case before != nil:
-		what = "delete"
+		change, text = "delete", "delete"
 	}
-	params := map[string]any{"entity": entity, "id": id, "change": what}
+	params := map[string]any{"entity": entity, "id": id, "change": change}
 	return e.approvals.Gate(ctx, tx, Approval{Action: rule,
-		Summary: map[string]any{"text": strings.TrimSpace(fmt.Sprintf("%s %s %s", what, entity, id)), "code": "approvals.what." + rule + "." + map[string]string{
-			"create a record of": "create", "change": "update", "delete": "delete"}[what], "params": params, "before": before, "after": after},
+		Summary: map[string]any{"text": strings.TrimSpace(fmt.Sprintf("%s %s %s", text, entity, id)), "code": "approvals.what." + rule + "." + change,
+			"params": params, "before": before, "after": after},
 		Replay: replay})
 }
 
