@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -89,4 +90,35 @@ func flat(recs [][]string) []string {
 		out = append(out, strings.Join(r, ";"))
 	}
 	return out
+}
+
+// The built-in role's seeded description reads in the caller's language;
+// one an administrator wrote reads as written (migration 00038).
+func TestSeededRoleDescriptionInTheCallersLanguage(t *testing.T) {
+	f := newFixture(t)
+	f.e.messages = ui.ServerMessages
+	f.exec(t, `insert into role (role_name, description, is_admin) values ('Administrator', 'Built-in role: every screen', true),
+		('Clerks', 'Built-in role: every screen', false), ('Auditors', 'Our own words', false)`)
+	a := *ActorFrom(f.ctx)
+	a.Language = "sv"
+	sv := WithActor(context.Background(), &a)
+	p, err := f.e.Page(sv, GridRequest{ViewName: "VW_RolesList", SortField: "RoleName", SortOrder: "asc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range p.Rows() {
+		got[r["RoleName"].(string)] = fmt.Sprint(r["DescriptionCode"])
+	}
+	want := map[string]string{"Administrator": "roles.adminDescription", "Clerks": "<nil>", "Auditors": "<nil>"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("codes %v, want %v", got, want)
+	}
+	hits, err := f.e.Page(sv, GridRequest{ViewName: "VW_RolesList", Filters: []Cond{{"Description", "contains", "alla skärmar"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows := hits.Rows(); len(rows) != 1 || rows[0]["RoleName"] != "Administrator" {
+		t.Errorf("filtered by the Swedish text: %v", rows)
+	}
 }

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { MemoryRouter, Route, Routes } from 'react-router-dom';
 import { ToastProvider } from '../../shell/toast';
 import { mockApi, ok } from '../../test/apiMock';
@@ -236,6 +236,7 @@ describe('GridView with the approvals screen\'s kinds of action', () => {
     expect(api.callsTo('POST', '/api/periods/2026-10/close')).toHaveLength(0);
     const month = document.getElementById('action-close-month') as HTMLInputElement;
     expect(month.placeholder).toBe('MM-YYYY');
+    await act(async () => {}); // the date picker's effects first (it takes its onChange in one)
     fireEvent.input(month, { target: { value: '10-2026' } });
     fireEvent.blur(month);
     await waitFor(() => expect(month.value).toBe('10-2026'));
@@ -252,6 +253,7 @@ describe('GridView with the approvals screen\'s kinds of action', () => {
     fireEvent.click(screen.getByTestId('grid-action-close'));
     await screen.findByTestId('action-dialog-close');
     const again = document.getElementById('action-close-month') as HTMLInputElement;
+    await act(async () => {}); // the date picker's effects first (it takes its onChange in one)
     fireEvent.input(again, { target: { value: '09-2026' } });
     fireEvent.blur(again);
     fireEvent.click(screen.getByTestId('action-close-level'));

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { SessionKeys } from '../../auth/session';
 import { seedSession } from '../../test/helpers';
 import { ToastProvider } from '../../shell/toast';
@@ -110,6 +110,7 @@ describe('TaskEditorDialog', () => {
     const date = document.getElementById('adjust-date-input') as HTMLInputElement;
     expect(date.type).toBe('text');
     expect(date.placeholder).toBe('MM/DD/YYYY');
+    await act(async () => {}); // the date picker's effects first (it takes its onChange in one)
     fireEvent.input(date, { target: { value: '11/20/2026' } });
     fireEvent.blur(date);
     fireEvent.click(screen.getByTestId('adjust-save'));

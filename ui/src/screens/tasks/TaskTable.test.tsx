@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { ToastProvider } from '../../shell/toast';
 import { SessionKeys } from '../../auth/session';
 import { seedSession } from '../../test/helpers';
@@ -39,6 +39,9 @@ describe('task table dates', () => {
       </ToastProvider>,
     );
     const input = (await screen.findByLabelText('Filter Created On')) as HTMLInputElement;
+    // The filter row mounts when the preferences arrive, outside act: let the date picker's
+    // effects run (PrimeReact hands its onChange over in one) before typing into it.
+    await act(async () => {});
     expect(input.type).toBe('text');
     expect(input.placeholder).toBe('DD/MM/YYYY');
     fireEvent.input(input, { target: { value: '24/11/2026' } });

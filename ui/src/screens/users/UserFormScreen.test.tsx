@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { locationOf, renderAt, seedSession } from '../../test/helpers';
 import { created, fail, mockApi, ok } from '../../test/apiMock';
 import { getCurrentUser } from '../../auth/session';
@@ -206,6 +206,7 @@ describe('add user', () => {
     await screen.findByLabelText('Clerk');
     const dob = input('Date of birth');
     expect(dob.placeholder).toBe('MM/DD/YYYY');
+    await act(async () => {}); // the date picker's effects first (it takes its onChange in one)
 
     fireEvent.focus(dob);
     fireEvent.input(dob, { target: { value: '12/31/1899' } });
