@@ -188,7 +188,9 @@ export async function settled(page) {
 export async function shot(page, name) {
   await page.mouse.move(1270, 790); // keep hover effects out of the picture
   await settled(page); // dialogs and toasts finished animating
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+  // (a picture, not a check: on a busy two-core machine a full page may take longer to paint
+  // than a check may wait)
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true, timeout: 4 * TIMEOUT });
 }
 
 /** Runs `action` and returns the grid request body it caused (POST /api/grid). */
