@@ -235,6 +235,23 @@ func TestAuditVerifyFindsTampering(t *testing.T) {
 	})
 }
 
+// The application may seal a row not sealed yet (the guard lets a seal
+// through, its content unchanged), but a seal written by hand does not fit.
+func TestAuditVerifyFindsASealWrittenByHand(t *testing.T) {
+	pool := pgtest.New(t)
+	audit(t, pool, "ana", 3, nil, map[string]any{"a": 1})
+	verify(t, pool, nil)
+	audit(t, pool, "ana", 1, nil, map[string]any{"a": 2})
+	if _, err := pool.Exec(context.Background(), `update audit_log set seq = 4, prev_hash = (select hash from audit_log where seq = 3),
+		hash = repeat('ab', 32) where seq is null`); err != nil {
+		t.Fatal(err)
+	}
+	v := verify(t, pool, nil)
+	if v.Break == nil || v.Break.Seq != 4 || !strings.Contains(v.Break.Reason, "does not fit its content") {
+		t.Fatalf("verify: %+v", v.Break)
+	}
+}
+
 func TestParseAuditAnchor(t *testing.T) {
 	good := "12:" + strings.Repeat("ab", 32)
 	if a, err := engine.ParseAuditAnchor(good); err != nil || a.Seq != 12 {
