@@ -146,15 +146,23 @@ func Validate(ctx context.Context, pool *pgxpool.Pool, md *Metadata) error {
 			if c.Type == "enum" {
 				c.EnumInt = cc.dataType == "smallint" || cc.dataType == "integer"
 			}
+			if c.Type == "decimal" {
+				if msg := scaleFits(c.Scale, cc); msg != "" {
+					add("views.yaml", name, "column %s: %s", c.Field, msg)
+				}
+			}
 			c.intBits, c.intDigits = intBits[cc.dataType], cc.intDigits
 			if base != nil && (c.Editable || c.Field == v.Key || c.Field == v.Version) {
 				bc, ok := base.columns[c.Column]
 				if !ok {
 					add("views.yaml", name, "column %s: %q is not a column of the base table %s", c.Field, c.Column, v.Table)
 				}
-				// An edit with more decimals than the column holds is refused, not rounded.
-				if ok && c.Editable && c.Type == "decimal" && bc.scale != nil {
-					c.maxDecimals = *bc.scale
+				// An edit with more decimals than the column keeps is refused, not rounded.
+				c.limitDecimals = ok && c.Editable
+				if ok && c.Editable && c.Type == "decimal" && cc.scale == nil { // a source with its own scale was checked above
+					if msg := scaleFits(c.Scale, bc); msg != "" {
+						add("views.yaml", name, "column %s: %s (base table %s)", c.Field, msg, v.Table)
+					}
 				}
 			}
 		}
@@ -208,6 +216,11 @@ func Validate(ctx context.Context, pool *pgxpool.Pool, md *Metadata) error {
 			if ff.Type == "enum" {
 				ff.col().EnumInt = cc.dataType == "smallint" || cc.dataType == "integer"
 				ff.enumInt = ff.col().EnumInt
+			}
+			if ff.Type == "decimal" {
+				if msg := scaleFits(ff.col().Scale, cc); msg != "" {
+					add(file, name, "field %s: %s", ff.Field, msg)
+				}
 			}
 			ff.col().intBits, ff.col().intDigits = intBits[cc.dataType], cc.intDigits
 			if !cc.nullable && !cc.hasDef && !ff.Required && ff.Default == nil {
@@ -276,4 +289,17 @@ func hasColumns(r *relation, names ...string) bool {
 		}
 	}
 	return true
+}
+
+// scaleFits says why a decimal's declared scale does not fit a database
+// column with a scale of its own ("" when it does): the scale is the
+// decimals kept and shown, so a scale below the column's would show 0.50 as
+// 1 and refuse to write back what it shows, one above it would show digits
+// the column never keeps. A numeric without a scale (a computed figure)
+// takes any.
+func scaleFits(scale int, c catalogColumn) string {
+	if c.scale == nil || *c.scale == scale {
+		return ""
+	}
+	return fmt.Sprintf("scale %d does not fit the database column, which keeps %d decimals (scale is the decimals kept and shown)", scale, *c.scale)
 }

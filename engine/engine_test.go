@@ -581,6 +581,13 @@ views:
       - {field: Id, column: id, type: int}
       - {field: Name, column: no_such_column, type: text}
       - {field: Code, column: country_code, type: int, editable: true}
+  VW_Z:
+    source: config_setting
+    key: Id
+    screen: 11
+    columns:
+      - {field: Id, column: id, type: int}
+      - {field: Threshold, column: currency_threshold, type: decimal, scale: 0}
   VW_Y:
     source: no_such_table
     key: Id
@@ -598,6 +605,7 @@ views:
 	}
 	for _, want := range []string{`VW_X: table "vw_user_list" is not a base table`, `VW_X: column Name: "no_such_column" is not a column of country`,
 		`VW_X: column Code: type int does not fit the database type text`, `VW_X: afterEdit: "no_such_function" is not a function`, `VW_Y: source "no_such_table" is not a table or view`,
+		`VW_Z: column Threshold: scale 0 does not fit the database column, which keeps 2 decimals`,
 		`VW_Y: screen 99 is not a screen of the web_screen table (ids 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17)`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)

@@ -232,7 +232,7 @@ func (x *Export) text(c *Column, v any) string {
 	switch c.Type {
 	case "decimal":
 		if n, ok := v.(pgtype.Numeric); ok {
-			s, _ := numericString(n, exportScale(c)).(string)
+			s, _ := numericString(n, c.Scale).(string)
 			return s
 		}
 	case "date":
@@ -258,13 +258,6 @@ func (x *Export) text(c *Column, v any) string {
 		}
 	}
 	return neutralise(fmt.Sprint(c.jsonValue(v)))
-}
-
-func exportScale(c *Column) int {
-	if c.Scale > 0 {
-		return c.Scale
-	}
-	return 2
 }
 
 // neutralise defuses a text cell that a spreadsheet would run as a formula
@@ -297,7 +290,7 @@ func (x *Export) writeXLSX(rows pgx.Rows, w io.Writer) error {
 		var fmtCode string
 		switch c.Type {
 		case "decimal":
-			fmtCode = "#,##0." + strings.Repeat("0", exportScale(c))
+			fmtCode = "#,##0." + strings.Repeat("0", c.Scale)
 		case "date":
 			fmtCode = excelDateFormat(x.dateFormat, false)
 		case "datetime":
@@ -365,7 +358,7 @@ func (x *Export) xlsxValue(c *Column, v any) any {
 	switch c.Type {
 	case "decimal":
 		if n, ok := v.(pgtype.Numeric); ok && n.Valid {
-			s, _ := numericString(n, exportScale(c)).(string)
+			s, _ := numericString(n, c.Scale).(string)
 			if significantDigits(s) > maxSafeDigits {
 				return s
 			}

@@ -225,10 +225,13 @@ func parseDecimal(c *Column, v any) (any, error) {
 				With("grid.numberOutOfRange", "field", c.Field, "digits", c.intDigits)
 		}
 	}
-	if c.maxDecimals > 0 {
+	if c.limitDecimals {
 		// Trailing zeros change nothing; any other decimal past the scale would be rounded away.
-		if _, frac, found := strings.Cut(s, "."); found && len(strings.TrimRight(frac, "0")) > c.maxDecimals {
-			return nil, Invalid(c.Field, "%s has more than %d decimals.", c.Field, c.maxDecimals).With("field.decimals", "field", c.Field, "max", c.maxDecimals)
+		if _, frac, found := strings.Cut(s, "."); found && len(strings.TrimRight(frac, "0")) > c.Scale {
+			if c.Scale == 0 {
+				return nil, Invalid(c.Field, "%s must be a whole number.", c.Field).With("field.wholeNumber", "field", c.Field)
+			}
+			return nil, Invalid(c.Field, "%s has more than %d decimals.", c.Field, c.Scale).With("field.decimals", "field", c.Field, "max", c.Scale)
 		}
 	}
 	var n pgtype.Numeric
@@ -323,8 +326,8 @@ func infinity(v any) any {
 	return v
 }
 
-// numericString formats n exactly, with scale decimals when scale > 0
-// (rounding half away from zero when n has more), else as many as it has.
+// numericString formats n exactly with scale decimals (rounding half away
+// from zero when n has more).
 func numericString(n pgtype.Numeric, scale int) any {
 	if !n.Valid || n.NaN || n.InfinityModifier != pgtype.Finite {
 		return nil
@@ -334,9 +337,6 @@ func numericString(n pgtype.Numeric, scale int) any {
 		v = new(big.Int).Mul(v, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n.Exp)), nil))
 	} else {
 		frac = int(-n.Exp)
-	}
-	if scale <= 0 {
-		scale = frac
 	}
 	// More decimals than wanted are rounded half away from zero, exactly.
 	return decimal.Rescale(v, frac, scale)

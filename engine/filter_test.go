@@ -112,7 +112,9 @@ func TestNumericString(t *testing.T) {
 		{"-1.2345", 2, "-1.23"},
 		{"2.345", 2, "2.35"},
 		{"1000", 0, "1000"},
-		{"123.400", 0, "123.400"},
+		{"123.400", 3, "123.400"},
+		{"123.400", 0, "123"},
+		{"0.50", 0, "1"}, // why a threshold's scale must be the column's two
 	}
 	for _, tt := range tests {
 		var n pgtype.Numeric

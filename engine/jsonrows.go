@@ -253,9 +253,6 @@ func appendNumeric(buf, raw []byte, c *Column) ([]byte, bool) {
 	}
 	d = d[:intLen+dscale]
 	scale := c.Scale
-	if scale <= 0 {
-		scale = dscale
-	}
 	if scale < dscale { // more decimals than shown: round half away from zero
 		roundUp := d[intLen+scale] >= '5'
 		d = d[:intLen+scale]

@@ -49,7 +49,7 @@ func (v *View) Meta() ViewMeta {
 			label = "views." + v.Name + ".fields." + c.Field
 		}
 		var scale *int
-		if c.Type == "decimal" || c.Scale > 0 { // a scale of 0 (thresholds) is a scale, not "unset"
+		if c.Type == "decimal" {
 			scale = &c.Scale
 		}
 		m.Columns = append(m.Columns, ColumnMeta{Field: c.Field, Type: uiType(c.Type), Label: label, Hidden: c.Hidden,
@@ -153,9 +153,7 @@ func (f *Form) Meta() FormMeta {
 			// it back as a string, so no float sits between typing and numeric.
 			p["type"], p["format"] = "string", "decimal"
 			fieldUI["ui:widget"] = "decimal"
-			if ff.Scale > 0 {
-				fieldUI["ui:options"] = map[string]any{"scale": ff.Scale}
-			}
+			fieldUI["ui:options"] = map[string]any{"scale": ff.col().Scale}
 		case "date":
 			p["type"], p["format"] = "string", "date"
 		case "datetime":

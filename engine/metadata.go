@@ -177,11 +177,16 @@ type Column struct {
 	Pattern     string   `yaml:"pattern"`
 	PatternHint string   `yaml:"patternHint"`
 	Transform   []string `yaml:"transform"` // trim, upper: applied to inline edits
-	Scale       int      `yaml:"scale"`
-	Values      []string `yaml:"values"`
-	Width       int      `yaml:"width"`
-	Status      *Status  `yaml:"status"` // colour rule: values shown as labelled badges
-	Sortable    *bool    `yaml:"sortable"`
+	// Scale is a decimal column's one scale: the decimals it keeps and
+	// shows, in the grid, the JSON, the export and the edit (which refuses
+	// more). It is declared (scale:) on every decimal column and must be
+	// the database column's own scale where that has one.
+	Scale     int      `yaml:"-"`
+	ScaleDecl *int     `yaml:"scale"`
+	Values    []string `yaml:"values"`
+	Width     int      `yaml:"width"`
+	Status    *Status  `yaml:"status"` // colour rule: values shown as labelled badges
+	Sortable  *bool    `yaml:"sortable"`
 	// Filters are the filter operators the grid offers on the column
 	// (default: every operator of its type; an empty list: none). A large
 	// view offers only what an index serves (see IndexNeeds).
@@ -193,10 +198,10 @@ type Column struct {
 	Max *float64 `yaml:"max"`
 	// EnumInt is set by validation when an enum is stored in an integer column.
 	EnumInt bool `yaml:"-"`
-	// maxDecimals bounds the decimals a client may send (forms); a grid
-	// column's Scale is only how it is shown.
-	maxDecimals int
-	pattern     *regexp.Regexp // Pattern, compiled by the structural checks
+	// limitDecimals: a value sent with more decimals than Scale is refused
+	// (edits and forms), not rounded; a filter value may have any.
+	limitDecimals bool
+	pattern       *regexp.Regexp // Pattern, compiled by the structural checks
 	// intBits is the width of an int column's database type (16, 32 or 64),
 	// set by validation: a value past it is bad input, not a database error.
 	intBits int
@@ -307,7 +312,7 @@ type FormField struct {
 	// Pattern and PatternHint: as on a view column.
 	Pattern     string   `yaml:"pattern"`
 	PatternHint string   `yaml:"patternHint"`
-	Scale       int      `yaml:"scale"`
+	Scale       *int     `yaml:"scale"` // a decimal's decimals kept and shown (see Column.Scale)
 	Values      []string `yaml:"values"`
 	Default     any      `yaml:"default"`
 	Transform   []string `yaml:"transform"` // trim, upper
@@ -328,7 +333,10 @@ type FormField struct {
 func (ff *FormField) col() *Column {
 	if ff.column == nil {
 		ff.column = &Column{Field: ff.Field, Column: ff.Column, Type: ff.Type, MaxLength: ff.MaxLength, MinLength: ff.MinLength,
-			Pattern: ff.Pattern, PatternHint: ff.PatternHint, Scale: ff.Scale, Values: ff.Values, maxDecimals: ff.Scale}
+			Pattern: ff.Pattern, PatternHint: ff.PatternHint, ScaleDecl: ff.Scale, Values: ff.Values, limitDecimals: true}
+		if ff.Scale != nil {
+			ff.column.Scale = *ff.Scale
+		}
 		ff.column.pattern = compilePattern(ff.Pattern)
 	}
 	return ff.column
@@ -366,6 +374,32 @@ func checkText(what, typ string, minLength, maxLength int, pattern string, trans
 		if !transforms[t] {
 			p = append(p, fmt.Sprintf("%s: unknown transform %q (trim, upper)", what, t))
 		}
+	}
+	return p
+}
+
+// maxScale bounds a declared scale (PostgreSQL allows 1000; no figure here
+// needs more than a rate's eight).
+const maxScale = 20
+
+// checkNumber reports a decimal without its scale (the decimals it keeps and
+// shows: one meaning everywhere, so it is never guessed), a scale on another
+// type, and bounds on what is not a number or that cross.
+func checkNumber(what, typ string, scale *int, minimum, maximum *float64) []string {
+	var p []string
+	switch {
+	case typ == "decimal" && scale == nil:
+		p = append(p, fmt.Sprintf("%s: a decimal declares its scale (the decimals it keeps and shows)", what))
+	case typ == "decimal" && (*scale < 0 || *scale > maxScale):
+		p = append(p, fmt.Sprintf("%s: scale %d must be from 0 to %d", what, *scale, maxScale))
+	case typ != "decimal" && scale != nil:
+		p = append(p, fmt.Sprintf("%s: scale applies to decimals only", what))
+	}
+	if (minimum != nil || maximum != nil) && typ != "decimal" && typ != "int" {
+		p = append(p, fmt.Sprintf("%s: min and max apply to int and decimal only", what))
+	}
+	if minimum != nil && maximum != nil && *minimum > *maximum {
+		p = append(p, fmt.Sprintf("%s: min %v is above max %v", what, *minimum, *maximum))
 	}
 	return p
 }
@@ -569,6 +603,10 @@ func (v *View) check() []string {
 			}
 		}
 		p = append(p, checkText("column "+c.Field, c.Type, c.MinLength, c.MaxLength, c.Pattern, c.Transform)...)
+		p = append(p, checkNumber("column "+c.Field, c.Type, c.ScaleDecl, c.Min, c.Max)...)
+		if c.ScaleDecl != nil {
+			c.Scale = *c.ScaleDecl
+		}
 		c.pattern = compilePattern(c.Pattern)
 		if _, dup := fields[c.Field]; dup {
 			p = append(p, fmt.Sprintf("column %s appears twice", c.Field))
@@ -693,6 +731,7 @@ func (f *Form) check() []string {
 			p = append(p, fmt.Sprintf("field %s: an enum needs values", ff.Field))
 		}
 		p = append(p, checkText("field "+ff.Field, ff.Type, ff.MinLength, ff.MaxLength, ff.Pattern, ff.Transform)...)
+		p = append(p, checkNumber("field "+ff.Field, ff.Type, ff.Scale, ff.Min, ff.Max)...)
 		if ff.Options != "" && !lookups[ff.Options] {
 			p = append(p, fmt.Sprintf("field %s: options %q is not a lookup of the form", ff.Field, ff.Options))
 		}

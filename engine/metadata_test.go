@@ -81,6 +81,11 @@ func TestLoadMetadataProblems(t *testing.T) {
 		{"column bad transform", strings.Replace(goodViews, "type: text, editable: true}", "type: text, editable: true, transform: [lower]}", 1), "", []string{`column CountryName: unknown transform "lower"`}},
 		{"form minLength over maxLength", "", strings.Replace(goodForm, "maxLength: 3,", "maxLength: 3, minLength: 4,", 1), []string{"field countryCode: minLength 4 must be between 0 and maxLength"}},
 		{"form enum without values", "", strings.Replace(goodForm, "type: text, required: true}", "type: enum, required: true}", 1), []string{"an enum needs values"}},
+		{"decimal without its scale", strings.Replace(goodViews, "type: int, hidden: true}", "type: int, hidden: true}\n      - {field: Rate, column: rate, type: decimal}", 1), "", []string{"column Rate: a decimal declares its scale"}},
+		{"scale on text", strings.Replace(goodViews, "type: text, editable: true}", "type: text, editable: true, scale: 2}", 1), "", []string{"column CountryName: scale applies to decimals only"}},
+		{"min on text", strings.Replace(goodViews, "type: text, editable: true}", "type: text, editable: true, min: 0}", 1), "", []string{"column CountryName: min and max apply to int and decimal only"}},
+		{"min above max", strings.Replace(goodViews, "type: int, hidden: true}", "type: int, hidden: true, min: 5, max: 1}", 1), "", []string{"column CountryID: min 5 is above max 1"}},
+		{"form decimal without its scale", "", strings.Replace(goodForm, "type: text, required: true}", "type: decimal, required: true}", 1), []string{"a decimal declares its scale"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -125,10 +130,10 @@ func TestRepositoryMetadataLoads(t *testing.T) {
 	}
 }
 
-// A decimal column tells the UI its scale even when it is 0 (spec 03
-// section 9: configuration thresholds show no decimals), so the UI does not
-// fall back to two.
-func TestMetaScaleZeroIsSent(t *testing.T) {
+// A decimal column tells the UI its scale, the decimals it keeps and shows
+// (a configuration threshold keeps two: 0.50 must not show as 1), and a
+// column of another type has none.
+func TestMetaScaleIsSent(t *testing.T) {
 	md, err := LoadMetadata(os.DirFS(".."))
 	if err != nil {
 		t.Fatal(err)
@@ -139,8 +144,8 @@ func TestMetaScaleZeroIsSent(t *testing.T) {
 		got[c.Field] = string(b)
 	}
 	for _, field := range []string{"CurrencyThreshold", "AmountThreshold"} {
-		if !strings.Contains(got[field], `"scale":0`) {
-			t.Errorf("%s: %s, want scale 0", field, got[field])
+		if !strings.Contains(got[field], `"scale":2`) {
+			t.Errorf("%s: %s, want scale 2", field, got[field])
 		}
 	}
 	if strings.Contains(got["DateThreshold"], `"scale"`) {
