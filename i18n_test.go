@@ -11,70 +11,57 @@ import (
 	"testing"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/ui"
 )
 
-// Every translation key the metadata names (screen and tab titles, buttons,
-// messages, column and field labels) exists in all four language files, so
-// a screen added in YAML never shows a raw key.
+// Every translation key the metadata names (screen, tab and menu titles,
+// buttons, messages, column and field labels) has its text in all four
+// languages, in the metadata's labels files or the UI's own texts, so a
+// screen added in YAML never shows a raw key; and the labels files cover the
+// same keys.
 func TestMetadataKeysAreTranslated(t *testing.T) {
 	md, err := engine.LoadMetadata(os.DirFS("."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys := map[string]string{} // key -> where it is used
-	use := func(key, where string) {
-		if key != "" {
-			keys[key] = where
+	if len(md.LabelKeys()) < 300 {
+		t.Fatalf("only %d label keys: the metadata's labels are not all collected", len(md.LabelKeys()))
+	}
+	for _, lang := range engine.Languages {
+		if md.Labels[lang] == nil || len(md.Labels[lang].Flat) < 300 {
+			t.Errorf("labels/%s.yaml: missing or nearly empty", lang)
 		}
 	}
-	for route, sc := range md.Screens {
-		use(sc.Title, "screens."+route)
-		for _, tab := range sc.Tabs {
-			use(tab.Title, "screens."+route+" tab "+tab.ID)
-			use(tab.AddText, "screens."+route+" tab "+tab.ID)
-			for _, a := range tab.Actions {
-				use(a.Label, "action "+a.ID)
-				use(a.Success, "action "+a.ID)
-				use(a.Failure, "action "+a.ID)
-				use(a.Confirm, "action "+a.ID)
-			}
+	if missing := md.MissingLabels(ui.Texts); len(missing) > 0 {
+		t.Errorf("%d labels missing:\n  %s", len(missing), strings.Join(missing, "\n  "))
+	}
+}
+
+// A label is defined once: a key of the metadata's labels is not also one of
+// the UI's own texts (which would then say two things, one of them unseen).
+func TestLabelsAreNotAlsoUITexts(t *testing.T) {
+	md, err := engine.LoadMetadata(os.DirFS("."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var twice []string
+	bundled := map[string]any{}
+	b, err := os.ReadFile("ui/src/i18n/en.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &bundled); err != nil {
+		t.Fatal(err)
+	}
+	for key := range md.Labels["en"].Flat {
+		if lookup(bundled, key) != nil {
+			twice = append(twice, key)
 		}
 	}
-	for name, v := range md.Views {
-		for _, c := range v.Meta().Columns {
-			if !c.Hidden {
-				use(c.Label, "view "+name)
-			}
-		}
-		for _, p := range v.Params {
-			use(p.Label, "view "+name+" param "+p.Name)
-		}
-		if rs := v.RowStatus; rs != nil {
-			for _, b := range rs.Values {
-				use(b.Label, "view "+name+" rowStatus")
-			}
-			if rs.Otherwise != nil {
-				use(rs.Otherwise.Label, "view "+name+" rowStatus")
-			}
-		}
+	sort.Strings(twice)
+	if len(twice) > 0 {
+		t.Errorf("in labels/en.yaml and ui/src/i18n/en.json both:\n  %s", strings.Join(twice, "\n  "))
 	}
-	for name, f := range md.Forms {
-		m := f.Meta()
-		use(m.Title, "form "+name)
-		use(m.Success, "form "+name)
-		for field, p := range m.Schema["properties"].(map[string]any) {
-			prop := p.(map[string]any)
-			use(prop["title"].(string), "form "+name+" field "+field)
-			if oneOf, ok := prop["oneOf"].([]map[string]any); ok {
-				for _, o := range oneOf {
-					if title := o["title"].(string); strings.Contains(title, ".") {
-						use(title, "form "+name+" field "+field)
-					}
-				}
-			}
-		}
-	}
-	missingIn(t, keys, "")
 }
 
 // missingIn fails t for every key (under prefix) that one of the four

@@ -46,7 +46,7 @@ var version = "dev"
 // layouts), recon.yaml (the reconciliation levels) and intake.yaml compiled in, used
 // when METADATA_DIR is unset and the working directory has no views.yaml.
 //
-//go:embed views.yaml forms imports recon.yaml intake.yaml
+//go:embed views.yaml forms imports recon.yaml intake.yaml labels
 var embeddedMetadata embed.FS
 
 const usage = `usage: ledgerdesk <command>
@@ -243,11 +243,11 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 // check validates what `serve` would validate, without serving: the
 // configuration (already parsed), the metadata, and the database schema.
 func check(ctx context.Context, cfg server.Config, log *slog.Logger, meta fs.FS, metaFrom string, stdout io.Writer) error {
-	md, err := engine.LoadMetadata(meta)
+	md, err := server.LoadMetadata(meta)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "metadata (%s): %d views, %d forms, %d screens: ok\n", metaFrom, len(md.Views), len(md.Forms), len(md.Screens))
+	fmt.Fprintf(stdout, "metadata (%s): %d views, %d forms, %d screens, labels in %d languages: ok\n", metaFrom, len(md.Views), len(md.Forms), len(md.Screens), len(md.Labels))
 	layouts, err := imports.LoadDescriptors(meta)
 	if err != nil {
 		return err

@@ -80,10 +80,50 @@ func TestBrowser(t *testing.T) {
 	}
 }
 
+// TestAddAScreenInTheBrowser is the low-code proof: against a running
+// server (serve --watch) with a copy of the metadata, the script adds a
+// screen by writing files only (a view, a form, its menu entry and labels
+// in four languages), then opens it in Swedish, filters, sorts, adds a row,
+// edits a cell and exports it. No build step runs in between.
+func TestAddAScreenInTheBrowser(t *testing.T) {
+	root, _ := filepath.Abs("..")
+	dir := t.TempDir()
+	for _, name := range []string{"views.yaml", "recon.yaml", "intake.yaml", "forms", "imports", "labels"} {
+		from, to := filepath.Join(root, name), filepath.Join(dir, name)
+		if info, err := os.Stat(from); err == nil && info.IsDir() {
+			err = os.CopyFS(to, os.DirFS(from))
+			if err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		b, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(to, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := startProductWith(t, dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	node := exec.CommandContext(ctx, "node", filepath.Join(root, "ui", "e2e", "addscreen.proof.mjs"))
+	node.Dir = filepath.Join(root, "ui")
+	node.Env = append(os.Environ(), "BASE_URL="+p.baseURL, "ADMIN_PASSWORD="+adminPassword, "METADATA_DIR="+dir,
+		"SCREENSHOT_DIR="+filepath.Join(root, "ui", "e2e-artifacts"))
+	out, err := node.CombinedOutput()
+	t.Logf("%s", out)
+	if err != nil {
+		t.Fatalf("addscreen.proof.mjs failed: %v\nserver log:\n%s", err, p.logs.String())
+	}
+}
+
 // product is the real binary running on a free port against a throwaway
 // database, with an in-process SMTP server and its mailbox.
 type product struct {
 	root, baseURL string
+	metadataDir   string // METADATA_DIR: the repository, or a copy the test may edit
 	bin           string // the binary under test
 	databaseURL   string // its throwaway database
 	srv           *exec.Cmd
@@ -100,8 +140,18 @@ var (
 	buildErr  error
 )
 
-// startProduct builds the binary with the UI embedded and starts it.
+// startProduct builds the binary with the UI embedded and starts it, with
+// the repository's metadata.
 func startProduct(t testing.TB) *product {
+	t.Helper()
+	root, _ := filepath.Abs("..")
+	return startProductWith(t, root)
+}
+
+// startProductWith starts the product with the metadata of metadataDir
+// (METADATA_DIR) and, when that is not the repository, `serve --watch`: an
+// edit of its files is live without a restart.
+func startProductWith(t testing.TB, metadataDir string) *product {
 	t.Helper()
 	root, _ := filepath.Abs("..")
 	if _, err := os.Stat(filepath.Join(root, "ui", "dist", "index.html")); err != nil {
@@ -141,6 +191,9 @@ func startProduct(t testing.TB) *product {
 	addr := freeAddr(t)
 	baseURL := "http://" + addr
 	srv := exec.Command(bin, "serve")
+	if metadataDir != root {
+		srv = exec.Command(bin, "serve", "--watch")
+	}
 	srv.Dir = root
 	databaseURL := pgtest.NewDatabase(t)
 	// the drop folder the intake script writes into (intake.yaml's folder)
@@ -148,7 +201,7 @@ func startProduct(t testing.TB) *product {
 	srv.Env = append(os.Environ(),
 		"DATABASE_URL="+databaseURL,
 		"LISTEN_ADDR="+addr,
-		"METADATA_DIR="+root,
+		"METADATA_DIR="+metadataDir,
 		"LEDGERDESK_ADMIN_PASSWORD="+adminPassword,
 		"SMTP_URL="+smtp.URL,
 		"INBOX_DIR="+inbox,
@@ -169,7 +222,7 @@ func startProduct(t testing.TB) *product {
 		}
 	})
 	waitHealthy(t, baseURL, exited)
-	return &product{root: root, baseURL: baseURL, bin: bin, databaseURL: databaseURL, srv: srv, exited: exited, logs: logs, mailbox: mailbox, inbox: inbox}
+	return &product{root: root, metadataDir: metadataDir, baseURL: baseURL, bin: bin, databaseURL: databaseURL, srv: srv, exited: exited, logs: logs, mailbox: mailbox, inbox: inbox}
 }
 
 func freeAddr(t testing.TB) string {

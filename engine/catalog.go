@@ -143,10 +143,10 @@ func Validate(ctx context.Context, pool *pgxpool.Pool, md *Metadata) error {
 			if !typeFits(cc, c.Type) {
 				add("views.yaml", name, "column %s: type %s does not fit the database type %s", c.Field, c.Type, cc.dataType)
 			}
-			if c.Type == "enum" {
-				c.EnumInt = cc.dataType == "smallint" || cc.dataType == "integer"
+			if t := c.typ(); t.stored != nil {
+				t.stored(c, cc.dataType)
 			}
-			if c.Type == "decimal" {
+			if c.typ().Scaled {
 				if msg := scaleFits(c.Scale, cc); msg != "" {
 					add("views.yaml", name, "column %s: %s", c.Field, msg)
 				}
@@ -159,7 +159,7 @@ func Validate(ctx context.Context, pool *pgxpool.Pool, md *Metadata) error {
 				}
 				// An edit with more decimals than the column keeps is refused, not rounded.
 				c.limitDecimals = ok && c.Editable
-				if ok && c.Editable && c.Type == "decimal" && cc.scale == nil { // a source with its own scale was checked above
+				if ok && c.Editable && c.typ().Scaled && cc.scale == nil { // a source with its own scale was checked above
 					if msg := scaleFits(c.Scale, bc); msg != "" {
 						add("views.yaml", name, "column %s: %s (base table %s)", c.Field, msg, v.Table)
 					}
@@ -167,7 +167,7 @@ func Validate(ctx context.Context, pool *pgxpool.Pool, md *Metadata) error {
 			}
 		}
 		if v.Version != "" && base != nil {
-			if col := v.column(v.Version); col != nil && col.Type != "datetime" && col.Type != "int" {
+			if col := v.column(v.Version); col != nil && !col.typ().Instant && col.typ() != Types["int"] {
 				add("views.yaml", name, "version %s must be a datetime or int column", v.Version)
 			}
 		}
@@ -213,11 +213,11 @@ func Validate(ctx context.Context, pool *pgxpool.Pool, md *Metadata) error {
 			if !typeFits(cc, ff.Type) {
 				add(file, name, "field %s: type %s does not fit the database type %s", ff.Field, ff.Type, cc.dataType)
 			}
-			if ff.Type == "enum" {
-				ff.col().EnumInt = cc.dataType == "smallint" || cc.dataType == "integer"
+			if t := ff.col().typ(); t.stored != nil {
+				t.stored(ff.col(), cc.dataType)
 				ff.enumInt = ff.col().EnumInt
 			}
-			if ff.Type == "decimal" {
+			if ff.col().typ().Scaled {
 				if msg := scaleFits(ff.col().Scale, cc); msg != "" {
 					add(file, name, "field %s: %s", ff.Field, msg)
 				}

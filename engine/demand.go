@@ -56,14 +56,14 @@ func (v *View) demandOf(filterFields []string, sortField string) (demandIndex, b
 	var shown []string
 	add := func(c *Column) {
 		key, show := pgx.Identifier{c.Column}.Sanitize(), c.Column
-		if c.Type == "text" {
+		if c.typ().Caseless {
 			key, show = "lower("+key+")", "lower("+show+")"
 		}
 		d.keys, shown = append(d.keys, key), append(shown, show)
 	}
 	for _, f := range fields {
 		c := v.column(f)
-		if c == nil || c.Type == "datetime" || !slices.Contains(c.Ops(), OpEquals) {
+		if c == nil || c.typ().Instant || !slices.Contains(c.Ops(), OpEquals) {
 			return demandIndex{}, false
 		}
 		add(c)

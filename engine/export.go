@@ -6,14 +6,12 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 	_ "time/tzdata" // user time zones for exports, also where the system has none
 
 	"github.com/doug-martin/goqu/v9"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -112,7 +110,7 @@ func (e *Engine) PrepareExport(ctx context.Context, r ExportRequest, dateFormat 
 		if h == "" {
 			h = c.Field
 		}
-		if c.Type == "datetime" {
+		if c.typ().Instant { // written in the user's zone, which the header names
 			h += " (" + x.zone.String() + ")"
 		}
 		x.cols = append(x.cols, c)
@@ -223,38 +221,16 @@ func (x *Export) value(i int, vals []any) any {
 	return text
 }
 
-// text is a value as a CSV cell: numbers with the column's decimals, dates
-// in the user's format, text neutralised against formula injection.
+// text is a value as a CSV cell, as its type writes it (numbers with the
+// column's decimals, dates in the user's format, text neutralised against
+// formula injection), else its JSON value as neutralised text.
 func (x *Export) text(c *Column, v any) string {
 	if v == nil {
 		return ""
 	}
-	switch c.Type {
-	case "decimal":
-		if n, ok := v.(pgtype.Numeric); ok {
-			s, _ := numericString(n, c.Scale).(string)
+	if t := c.typ(); t.csv != nil {
+		if s, ok := t.csv(x, c, v); ok {
 			return s
-		}
-	case "date":
-		if t, ok := v.(time.Time); ok {
-			return t.Format(x.dateLayout)
-		}
-	case "datetime":
-		if t, ok := v.(time.Time); ok {
-			return t.In(x.zone).Format(x.timeLayout)
-		}
-	case "int":
-		switch n := v.(type) {
-		case int64:
-			return strconv.FormatInt(n, 10)
-		case int32:
-			return strconv.FormatInt(int64(n), 10)
-		case int16:
-			return strconv.FormatInt(int64(n), 10)
-		}
-	case "text":
-		if s, ok := v.(string); ok {
-			return neutralise(s)
 		}
 	}
 	return neutralise(fmt.Sprint(c.jsonValue(v)))
@@ -288,13 +264,8 @@ func (x *Export) writeXLSX(rows pgx.Rows, w io.Writer) error {
 	styles := make([]int, len(x.cols))
 	for i, c := range x.cols {
 		var fmtCode string
-		switch c.Type {
-		case "decimal":
-			fmtCode = "#,##0." + strings.Repeat("0", c.Scale)
-		case "date":
-			fmtCode = excelDateFormat(x.dateFormat, false)
-		case "datetime":
-			fmtCode = excelDateFormat(x.dateFormat, true)
+		if t := c.typ(); t.xlsxFormat != nil {
+			fmtCode = t.xlsxFormat(x, c)
 		}
 		if fmtCode != "" {
 			if styles[i], err = f.NewStyle(&excelize.Style{CustomNumFmt: &fmtCode}); err != nil {
@@ -355,33 +326,9 @@ func (x *Export) xlsxValue(c *Column, v any) any {
 	if v == nil {
 		return nil
 	}
-	switch c.Type {
-	case "decimal":
-		if n, ok := v.(pgtype.Numeric); ok && n.Valid {
-			s, _ := numericString(n, c.Scale).(string)
-			if significantDigits(s) > maxSafeDigits {
-				return s
-			}
-			f, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				return s
-			}
-			return f
-		}
-	case "int", "bool":
-		return v
-	case "text":
-		if s, ok := v.(string); ok {
-			return s
-		}
-	case "date":
-		if t, ok := v.(time.Time); ok {
-			return t
-		}
-	case "datetime":
-		if t, ok := v.(time.Time); ok {
-			local := t.In(x.zone)
-			return time.Date(local.Year(), local.Month(), local.Day(), local.Hour(), local.Minute(), local.Second(), local.Nanosecond(), time.UTC)
+	if t := c.typ(); t.xlsx != nil {
+		if cell, ok := t.xlsx(x, c, v); ok {
+			return cell
 		}
 	}
 	return fmt.Sprint(c.jsonValue(v))

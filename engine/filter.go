@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/doug-martin/goqu/v9"
@@ -252,11 +251,9 @@ func (v *View) condExpr(c Cond, msgs *messageTexts) (exp.Expression, error) {
 	if col == nil {
 		return nil, Invalid("Filters", "Filter field %q is not a column of %s.", c.Field, v.Name).With("filter.field", "field", c.Field)
 	}
+	t := col.typ()
 	if c.Op == "" {
-		c.Op = OpContains
-		if col.Type != "text" {
-			c.Op = OpEquals
-		}
+		c.Op = t.DefaultOp
 	}
 	if ops := col.Ops(); !slices.Contains(ops, c.Op) {
 		if len(ops) == 0 {
@@ -268,11 +265,8 @@ func (v *View) condExpr(c Cond, msgs *messageTexts) (exp.Expression, error) {
 	if code, params := v.messageParts(col); code != nil && msgs != nil {
 		id = msgs.sql(col, code, params)
 	}
-	if col.Status != nil && col.Type == "text" && slices.Contains(labelOps, c.Op) {
+	if col.Status != nil && t.Caseless && slices.Contains(labelOps, c.Op) {
 		return statusCond(col, c)
-	}
-	if col.Type == "days" {
-		return daysCond(col, c)
 	}
 	one := func() (any, error) {
 		if c.Value == nil {
@@ -283,13 +277,14 @@ func (v *View) condExpr(c Cond, msgs *messageTexts) (exp.Expression, error) {
 		}
 		return col.ParseValue(c.Value)
 	}
+	if t.cond != nil { // the type's own conditions first
+		if e, handled, err := t.cond(col, id, c, one); handled {
+			return e, err
+		}
+	}
 	switch c.Op {
 	case OpIsEmpty, OpIsNotEmpty:
 		e := exp.Expression(id.IsNull())
-		if col.Type == "text" { // on lower(), as equals: the same index serves both
-			low := goqu.Func("lower", id)
-			e = goqu.Or(low.IsNull(), low.Eq(""))
-		}
 		if c.Op == OpIsNotEmpty {
 			return goqu.L("NOT (?)", e), nil
 		}
@@ -322,56 +317,17 @@ func (v *View) condExpr(c Cond, msgs *messageTexts) (exp.Expression, error) {
 		if err != nil {
 			return nil, err
 		}
-		if col.Type == "datetime" && isDateOnly(pair[1]) { // to a date means to the end of that day
-			return goqu.And(id.Gte(lo), id.Lt(hi.(time.Time).AddDate(0, 0, 1))), nil
-		}
 		return id.Between(exp.NewRangeVal(lo, hi)), nil
 	case OpIn:
-		list, ok := c.Value.([]any)
-		if !ok || len(list) == 0 || len(list) > maxInValues {
-			return nil, Invalid("Filters", "Filter on %s: in needs a list of 1 to %d values.", c.Field, maxInValues).With("filter.in", "field", c.Field, "max", maxInValues)
-		}
-		vals := make([]any, len(list))
-		for i, x := range list {
-			p, err := col.ParseValue(x)
-			if err != nil {
-				return nil, err
-			}
-			vals[i] = p
-			if col.Type == "text" {
-				vals[i] = goqu.Func("lower", p)
-			}
-		}
-		if col.Type == "text" { // ignores case, as equals does
-			return goqu.Func("lower", id).In(vals...), nil
+		vals, err := inValues(col, c)
+		if err != nil {
+			return nil, err
 		}
 		return id.In(vals...), nil
 	}
 	val, err := one()
 	if err != nil {
 		return nil, err
-	}
-	if col.Type == "datetime" && isDateOnly(c.Value) {
-		day := val.(time.Time)
-		next := day.AddDate(0, 0, 1)
-		switch c.Op { // a date against a timestamp means the whole day
-		case OpEquals:
-			return goqu.And(id.Gte(day), id.Lt(next)), nil
-		case OpNotEquals:
-			return goqu.Or(id.Lt(day), id.Gte(next), id.IsNull()), nil
-		case OpLte:
-			return id.Lt(next), nil
-		case OpGt:
-			return id.Gte(next), nil
-		}
-	}
-	if col.Type == "text" { // text equals ignores case: "gbp" finds GBP
-		switch c.Op {
-		case OpEquals:
-			return goqu.L("lower(?) = lower(?)", id, val), nil
-		case OpNotEquals:
-			return goqu.L("lower(?) IS DISTINCT FROM lower(?)", id, val), nil
-		}
 	}
 	switch c.Op {
 	case OpEquals:
@@ -388,6 +344,24 @@ func (v *View) condExpr(c Cond, msgs *messageTexts) (exp.Expression, error) {
 		return id.Gte(val), nil
 	}
 	return nil, Invalid("Filters", "Filter on %s: unknown operator %q.", c.Field, c.Op).With("filter.operator", "field", c.Field, "op", c.Op)
+}
+
+// inValues are the parsed values of an in condition: a list of 1 to
+// maxInValues.
+func inValues(col *Column, c Cond) ([]any, error) {
+	list, ok := c.Value.([]any)
+	if !ok || len(list) == 0 || len(list) > maxInValues {
+		return nil, Invalid("Filters", "Filter on %s: in needs a list of 1 to %d values.", c.Field, maxInValues).With("filter.in", "field", c.Field, "max", maxInValues)
+	}
+	vals := make([]any, len(list))
+	for i, x := range list {
+		p, err := col.ParseValue(x)
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = p
+	}
+	return vals, nil
 }
 
 // labelOps are the text operators a status column applies to its labels.
@@ -465,78 +439,3 @@ func (v *View) column(field string) *Column {
 }
 
 func (c Cond) String() string { return fmt.Sprintf("%s %s %v", c.Field, c.Op, c.Value) }
-
-// daysCond is a filter on a days column as a range of its date column, so
-// the date's index serves it: more than n days is a date before today - n.
-func daysCond(col *Column, c Cond) (exp.Expression, error) {
-	id := goqu.I(col.Column)
-	values := func(v any) ([]any, error) {
-		list, isList := v.([]any)
-		if !isList {
-			list = []any{v}
-		}
-		out := make([]any, len(list))
-		for i, x := range list {
-			if x == nil {
-				return nil, Invalid("Filters", "Filter on %s: %s needs a value.", c.Field, c.Op).With("filter.needsValue", "field", c.Field, "op", c.Op)
-			}
-			n, err := col.ParseValue(x)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = n
-		}
-		return out, nil
-	}
-	switch c.Op {
-	case OpIsEmpty:
-		return id.IsNull(), nil
-	case OpIsNotEmpty:
-		return id.IsNotNull(), nil
-	case OpBetween:
-		pair, ok := c.Value.([]any)
-		if !ok || len(pair) != 2 {
-			return nil, Invalid("Filters", "Filter on %s: between needs a value of two elements [from, to].", c.Field).With("filter.between", "field", c.Field)
-		}
-		ns, err := values(pair)
-		if err != nil {
-			return nil, err
-		}
-		return goqu.And(id.Gte(daysAgo(ns[1])), id.Lte(daysAgo(ns[0]))), nil
-	case OpIn:
-		list, ok := c.Value.([]any)
-		if !ok || len(list) == 0 || len(list) > maxInValues {
-			return nil, Invalid("Filters", "Filter on %s: in needs a list of 1 to %d values.", c.Field, maxInValues).With("filter.in", "field", c.Field, "max", maxInValues)
-		}
-		ns, err := values(list)
-		if err != nil {
-			return nil, err
-		}
-		dates := make([]any, len(ns))
-		for i, n := range ns {
-			dates[i] = daysAgo(n)
-		}
-		return id.In(dates...), nil
-	}
-	if _, isList := c.Value.([]any); isList {
-		return nil, Invalid("Filters", "Filter on %s: %s takes one value.", c.Field, c.Op).With("filter.oneValue", "field", c.Field, "op", c.Op)
-	}
-	ns, err := values(c.Value)
-	if err != nil {
-		return nil, err
-	}
-	d := daysAgo(ns[0])
-	switch c.Op {
-	case OpEquals:
-		return id.Eq(d), nil
-	case OpLt: // fewer days: a later date
-		return id.Gt(d), nil
-	case OpLte:
-		return id.Gte(d), nil
-	case OpGt:
-		return id.Lt(d), nil
-	case OpGte:
-		return id.Lte(d), nil
-	}
-	return nil, Invalid("Filters", "Filter on %s: operator %q is not available for this column.", c.Field, c.Op).With("filter.operator", "field", c.Field, "op", c.Op)
-}

@@ -252,7 +252,7 @@ func (v *View) orderBy(field, order string) ([]exp.OrderedExpression, error) {
 	}
 	if sortCol != nil {
 		out = append(out, dir(sortCol))
-		if sortCol.Type == "days" { // the date's sort, reversed: its index serves it with the key reversed too
+		if _, reversed := sortCol.sortExpr(); reversed { // (days) the date's sort, reversed: its index serves it with the key reversed too
 			desc = !desc
 		}
 	}
@@ -262,28 +262,32 @@ func (v *View) orderBy(field, order string) ([]exp.OrderedExpression, error) {
 	return out, nil
 }
 
-// orderExpr is the sort by column c: text ignoring case ("anna" beside
-// "Anna", as equality ignores case), other types by value. A btree on the
-// same expression with the key after it serves it (IndexNeeds).
+// orderExpr is the sort by column c, as its type sorts (text ignoring case,
+// "anna" beside "Anna", as equality ignores case; days by its date,
+// reversed). A btree on the same expression with the key after it serves it
+// (IndexNeeds).
 func orderExpr(c *Column, desc bool) exp.OrderedExpression {
-	var e exp.Orderable = goqu.I(c.Column)
-	switch c.Type {
-	case "text":
-		e = goqu.Func("lower", goqu.I(c.Column))
-	case "days": // more days is an earlier date
-		desc = !desc
-	}
-	if desc {
+	e, reversed := c.sortExpr()
+	if desc != reversed {
 		return e.Desc()
 	}
 	return e.Asc()
 }
 
-// selectExpr is what a page reads for the column: the column, or for days
-// the days from it to today.
+// sortExpr is what a sort on the column orders by, and whether that runs
+// the other way.
+func (c *Column) sortExpr() (exp.Orderable, bool) {
+	if t := c.typ(); t.sort != nil {
+		return t.sort(c)
+	}
+	return goqu.I(c.Column), false
+}
+
+// selectExpr is what a page reads for the column: the column, or what its
+// type reads (days: the days from it to today).
 func (c *Column) selectExpr() exp.Aliaseable {
-	if c.Type == "days" {
-		return goqu.L("current_date - ?", goqu.I(c.Column))
+	if t := c.typ(); t.read != nil {
+		return t.read(c)
 	}
 	return goqu.I(c.Column)
 }

@@ -44,12 +44,12 @@ const (
 	IndexNone = "none"
 )
 
-// opIndex is the index kind that serves filter op on a column of type typ.
-func opIndex(typ, op string) string {
+// opIndex is the index kind that serves filter op on a column of type t.
+func opIndex(t *FieldType, op string) string {
 	switch {
 	case op == OpNotEquals:
 		return IndexNone
-	case typ == "text" && slices.Contains([]string{OpContains, OpStartsWith, OpEndsWith}, op):
+	case t.Caseless && slices.Contains([]string{OpContains, OpStartsWith, OpEndsWith}, op):
 		return IndexTrigram
 	}
 	return IndexBtree
@@ -123,12 +123,12 @@ func (v *View) IndexNeeds() []IndexNeed {
 			byKind[IndexBtree] = append(byKind[IndexBtree], "sort")
 		}
 		for _, op := range c.Ops() {
-			k := opIndex(c.Type, op)
+			k := opIndex(c.typ(), op)
 			byKind[k] = append(byKind[k], op)
 		}
 		for _, k := range []string{IndexBtree, IndexTrigram, IndexNone} {
 			if clicks := byKind[k]; len(clicks) > 0 {
-				out = append(out, IndexNeed{View: v.Name, Field: c.Field, Table: v.Source, Column: c.Column, KeyColumn: key, Kind: k, Clicks: clicks, Text: c.Type == "text"})
+				out = append(out, IndexNeed{View: v.Name, Field: c.Field, Table: v.Source, Column: c.Column, KeyColumn: key, Kind: k, Clicks: clicks, Text: c.typ().Caseless})
 			}
 		}
 	}

@@ -157,7 +157,7 @@ func appendInt(buf, raw []byte, c *Column) ([]byte, bool) {
 	default:
 		return buf, false
 	}
-	if c.Type == "enum" && c.EnumInt { // integer enums are shown as strings
+	if c.EnumInt { // integer enums are shown as strings
 		buf = append(buf, '"')
 		return append(strconv.AppendInt(buf, n, 10), '"'), true
 	}
@@ -183,7 +183,7 @@ func appendDate(buf, raw []byte, c *Column) ([]byte, bool) {
 		return buf, false
 	}
 	t := pgEpoch.AddDate(0, 0, int(days))
-	if c.Type != "date" { // a date shown as a datetime column
+	if c.typ().Instant { // a date shown as a datetime column
 		return appendTime(buf, t), true
 	}
 	buf = append(buf, '"')
@@ -199,7 +199,7 @@ func appendTimestamp(buf, raw []byte, c *Column) ([]byte, bool) {
 		return buf, false
 	}
 	t := time.Unix(pgEpoch.Unix()+us/1e6, us%1e6*1e3).UTC()
-	if c.Type == "date" {
+	if !c.typ().Instant { // a timestamp shown as a date column
 		buf = append(buf, '"')
 		return append(t.AppendFormat(buf, "2006-01-02"), '"'), true
 	}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"sort"
 )
 
@@ -35,6 +34,7 @@ type ColumnMeta struct {
 	Scale     *int     `json:"scale,omitempty"` // decimals shown; set for every decimal column, 0 included
 	Values    []string `json:"values,omitempty"`
 	Width     int      `json:"width,omitempty"`
+	Pinned    bool     `json:"pinned,omitempty"`
 	Status    *Status  `json:"status,omitempty"`
 	Ops       []string `json:"ops"`
 }
@@ -49,12 +49,12 @@ func (v *View) Meta() ViewMeta {
 			label = "views." + v.Name + ".fields." + c.Field
 		}
 		var scale *int
-		if c.Type == "decimal" {
+		if c.typ().Scaled {
 			scale = &c.Scale
 		}
 		m.Columns = append(m.Columns, ColumnMeta{Field: c.Field, Type: uiType(c.Type), Label: label, Hidden: c.Hidden,
 			Editable: c.Editable, Sortable: c.IsSortable(), MaxLength: c.MaxLength, Scale: scale,
-			Values: c.Values, Width: c.Width, Status: c.Status, Ops: c.Ops()})
+			Values: c.Values, Width: c.Width, Pinned: c.Pinned, Status: c.Status, Ops: c.Ops()})
 	}
 	return m
 }
@@ -133,51 +133,8 @@ func (f *Form) Meta() FormMeta {
 		}
 		p := map[string]any{"title": label}
 		fieldUI := map[string]any{}
-		switch ff.Type {
-		case "text":
-			p["type"] = "string"
-			if ff.MaxLength > 0 {
-				p["maxLength"] = ff.MaxLength
-			}
-			if ff.MinLength > 0 {
-				p["minLength"] = ff.MinLength
-			}
-			if ff.Pattern != "" {
-				p["pattern"] = "^(?:" + ff.Pattern + ")$"
-			}
-		case "int":
-			p["type"] = "integer"
-		case "decimal":
-			// An exact decimal string ("1234.50"), never a JSON number: the
-			// UI's decimal widget reads it in the user's language and sends
-			// it back as a string, so no float sits between typing and numeric.
-			p["type"], p["format"] = "string", "decimal"
-			fieldUI["ui:widget"] = "decimal"
-			fieldUI["ui:options"] = map[string]any{"scale": ff.col().Scale}
-		case "date":
-			p["type"], p["format"] = "string", "date"
-		case "datetime":
-			p["type"], p["format"] = "string", "date-time"
-		case "bool":
-			p["type"] = "boolean"
-		case "enum":
-			p["type"] = "string"
-			if ff.enumInt {
-				p["type"] = "integer"
-			}
-			var oneOf []map[string]any
-			for _, v := range ff.Values {
-				title := v
-				if l, ok := ff.Labels[v]; ok {
-					title = l
-				}
-				var c any = v
-				if ff.enumInt {
-					c = atoiOr(v)
-				}
-				oneOf = append(oneOf, map[string]any{"const": c, "title": title})
-			}
-			p["oneOf"] = oneOf
+		if t := ff.col().typ(); t != nil && t.schema != nil {
+			t.schema(ff, p, fieldUI)
 		}
 		if ff.Min != nil {
 			p["minimum"] = *ff.Min
@@ -185,11 +142,8 @@ func (f *Form) Meta() FormMeta {
 		if ff.Max != nil {
 			p["maximum"] = *ff.Max
 		}
-		if ff.Default != nil {
+		if _, set := p["default"]; !set && ff.Default != nil { // a type may write its default its own way
 			p["default"] = ff.Default
-			if ff.Type == "decimal" {
-				p["default"] = fmt.Sprint(ff.Default)
-			}
 		}
 		if ff.Options != "" {
 			for _, l := range f.Lookups {

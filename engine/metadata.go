@@ -22,6 +22,8 @@ type Metadata struct {
 	Views   map[string]*View
 	Forms   map[string]*Form
 	Screens map[string]*Screen // keyed by route (the part after dashboard/)
+	// Labels are the metadata's labels by language (labels/<lang>.yaml).
+	Labels map[string]*Labels
 }
 
 // Screen is a whole metadata-built screen: tabs, each a grid with its add
@@ -45,6 +47,16 @@ type MenuEntry struct {
 	// After is the route (under dashboard/) of the entry of its group this
 	// one follows, e.g. bank-settlement; else it comes last in its group.
 	After string `yaml:"after" json:"after,omitempty"`
+	// Label is the translation key of the entry (default: the screen's title).
+	Label string `yaml:"label" json:"label,omitempty"`
+}
+
+// menuLabel is the translation key the screen's menu entry shows.
+func (sc *Screen) menuLabel() string {
+	if sc.Menu != nil && sc.Menu.Label != "" {
+		return sc.Menu.Label
+	}
+	return sc.Title
 }
 
 // Tab is one grid of a screen.
@@ -185,8 +197,11 @@ type Column struct {
 	ScaleDecl *int     `yaml:"scale"`
 	Values    []string `yaml:"values"`
 	Width     int      `yaml:"width"`
-	Status    *Status  `yaml:"status"` // colour rule: values shown as labelled badges
-	Sortable  *bool    `yaml:"sortable"`
+	// Pinned keeps the column at the left while the grid scrolls sideways
+	// (a key column, the variance), until the user's own layout says else.
+	Pinned   bool    `yaml:"pinned"`
+	Status   *Status `yaml:"status"` // colour rule: values shown as labelled badges
+	Sortable *bool   `yaml:"sortable"`
 	// Filters are the filter operators the grid offers on the column
 	// (default: every operator of its type; an empty list: none). A large
 	// view offers only what an index serves (see IndexNeeds).
@@ -359,7 +374,7 @@ func compilePattern(p string) *regexp.Regexp {
 // text column or field named what.
 func checkText(what, typ string, minLength, maxLength int, pattern string, transform []string) []string {
 	var p []string
-	if (minLength != 0 || pattern != "") && typ != "text" {
+	if t := Types[typ]; (minLength != 0 || pattern != "") && t != nil && !t.Typed {
 		p = append(p, fmt.Sprintf("%s: minLength and pattern apply to text only", what))
 	}
 	if minLength < 0 || maxLength > 0 && minLength > maxLength {
@@ -378,24 +393,23 @@ func checkText(what, typ string, minLength, maxLength int, pattern string, trans
 	return p
 }
 
-// maxScale bounds a declared scale (PostgreSQL allows 1000; no figure here
-// needs more than a rate's eight).
-const maxScale = 20
-
-// checkNumber reports a decimal without its scale (the decimals it keeps and
-// shows: one meaning everywhere, so it is never guessed), a scale on another
-// type, and bounds on what is not a number or that cross.
-func checkNumber(what, typ string, scale *int, minimum, maximum *float64) []string {
+// checkNumber reports what the type asks to be declared (an enum's values,
+// a decimal's scale: the decimals it keeps and shows, one meaning
+// everywhere, so it is never guessed), a scale on a type without one, and
+// bounds on what is not a number or that cross.
+func checkNumber(what, typ string, values []string, scale *int, minimum, maximum *float64) []string {
+	t := Types[typ]
+	if t == nil {
+		return nil // reported as an unknown type
+	}
 	var p []string
-	switch {
-	case typ == "decimal" && scale == nil:
-		p = append(p, fmt.Sprintf("%s: a decimal declares its scale (the decimals it keeps and shows)", what))
-	case typ == "decimal" && (*scale < 0 || *scale > maxScale):
-		p = append(p, fmt.Sprintf("%s: scale %d must be from 0 to %d", what, *scale, maxScale))
-	case typ != "decimal" && scale != nil:
+	if t.check != nil {
+		p = append(p, t.check(what, values, scale)...)
+	}
+	if !t.Scaled && scale != nil {
 		p = append(p, fmt.Sprintf("%s: scale applies to decimals only", what))
 	}
-	if (minimum != nil || maximum != nil) && typ != "decimal" && typ != "int" {
+	if (minimum != nil || maximum != nil) && !t.Bounded {
 		p = append(p, fmt.Sprintf("%s: min and max apply to int and decimal only", what))
 	}
 	if minimum != nil && maximum != nil && *minimum > *maximum {
@@ -490,6 +504,7 @@ func LoadMetadata(fsys fs.FS) (*Metadata, error) {
 		}
 	}
 	md.inheritBounds()
+	md.Labels = loadLabels(fsys, add)
 	for route, sc := range md.Screens {
 		for _, p := range sc.check(md) {
 			add("views.yaml", "screens."+route, "%s", p)
@@ -587,10 +602,7 @@ func (v *View) check() []string {
 			p = append(p, fmt.Sprintf("column %s: column %q must be a plain name", c.Field, c.Column))
 		}
 		if Types[c.Type] == nil {
-			p = append(p, fmt.Sprintf("column %s: unknown type %q (text, int, decimal, date, datetime, bool, enum, days)", c.Field, c.Type))
-		}
-		if c.Type == "enum" && len(c.Values) == 0 {
-			p = append(p, fmt.Sprintf("column %s: an enum needs values", c.Field))
+			p = append(p, fmt.Sprintf("column %s: unknown type %q (%s)", c.Field, c.Type, TypeNames()))
 		}
 		if c.Editable && v.Table == "" {
 			p = append(p, fmt.Sprintf("column %s: editable, but the view has no base table", c.Field))
@@ -603,7 +615,7 @@ func (v *View) check() []string {
 			}
 		}
 		p = append(p, checkText("column "+c.Field, c.Type, c.MinLength, c.MaxLength, c.Pattern, c.Transform)...)
-		p = append(p, checkNumber("column "+c.Field, c.Type, c.ScaleDecl, c.Min, c.Max)...)
+		p = append(p, checkNumber("column "+c.Field, c.Type, c.Values, c.ScaleDecl, c.Min, c.Max)...)
 		if c.ScaleDecl != nil {
 			c.Scale = *c.ScaleDecl
 		}
@@ -725,13 +737,10 @@ func (f *Form) check() []string {
 			p = append(p, fmt.Sprintf("field %s: column %q must be a plain name", ff.Field, ff.Column))
 		}
 		if Types[ff.Type] == nil {
-			p = append(p, fmt.Sprintf("field %s: unknown type %q", ff.Field, ff.Type))
-		}
-		if ff.Type == "enum" && len(ff.Values) == 0 {
-			p = append(p, fmt.Sprintf("field %s: an enum needs values", ff.Field))
+			p = append(p, fmt.Sprintf("field %s: unknown type %q (%s)", ff.Field, ff.Type, TypeNames()))
 		}
 		p = append(p, checkText("field "+ff.Field, ff.Type, ff.MinLength, ff.MaxLength, ff.Pattern, ff.Transform)...)
-		p = append(p, checkNumber("field "+ff.Field, ff.Type, ff.Scale, ff.Min, ff.Max)...)
+		p = append(p, checkNumber("field "+ff.Field, ff.Type, ff.Values, ff.Scale, ff.Min, ff.Max)...)
 		if ff.Options != "" && !lookups[ff.Options] {
 			p = append(p, fmt.Sprintf("field %s: options %q is not a lookup of the form", ff.Field, ff.Options))
 		}

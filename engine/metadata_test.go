@@ -152,3 +152,20 @@ func TestMetaScaleIsSent(t *testing.T) {
 		t.Errorf("an int column has no scale: %s", got["DateThreshold"])
 	}
 }
+
+// A column declared pinned tells the UI so (the payout id and the variance
+// of the settlements-vs-bank report stay at the left); the others do not.
+func TestMetaPinned(t *testing.T) {
+	md, err := LoadMetadata(os.DirFS(".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinned := map[string]bool{}
+	for _, c := range md.Views["VW_ReconSettlementBank"].Meta().Columns {
+		b, _ := json.Marshal(c)
+		pinned[c.Field] = strings.Contains(string(b), `"pinned":true`)
+	}
+	if !pinned["PayoutID"] || !pinned["AmountVariance"] || pinned["BookedDate"] {
+		t.Errorf("pinned %v", pinned)
+	}
+}

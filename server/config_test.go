@@ -174,3 +174,25 @@ func TestRouteScreenIDsExist(t *testing.T) {
 		t.Errorf("a route checking screen 99: %v", err)
 	}
 }
+
+// The web_screen table the migrations make is the list internal/screenids
+// declares, row for row; a screen renamed, moved or added on one side only
+// is named.
+func TestScreenTableIsTheDeclaredList(t *testing.T) {
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	if err := checkScreenTable(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `update web_screen set route = 'dashboard/screens/audit' where id = 16;
+		insert into web_screen (id, screen_name, route) values (99, 'Stray', 'dashboard/stray')`); err != nil {
+		t.Fatal(err)
+	}
+	err := checkScreenTable(ctx, pool)
+	for _, want := range []string{`screen 16 is "Audit Trail" at dashboard/screens/audit, internal/screenids says "Audit Trail" at dashboard/audit`,
+		"screen 99 (Stray) is not in internal/screenids"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+}

@@ -3,14 +3,8 @@ package server
 import (
 	"github.com/gofiber/fiber/v3"
 
+	"ledgerdesk/internal/screenids"
 	"ledgerdesk/screens/controls"
-)
-
-// Screens of the controls (migration 00037): the audit trail, and the
-// approvals whose holders approve, reject and close periods.
-const (
-	screenAudit     = 16
-	screenApprovals = controls.ScreenApprovals
 )
 
 // controlHandlers serve four-eyes approvals and closed periods:
@@ -26,13 +20,13 @@ type controlHandlers struct {
 }
 
 func (h *controlHandlers) mount(r fiber.Router, auth fiber.Handler) {
-	screen(screenAudit) // the audit view's screen, checked against web_screen at start
+	screen(screenids.Audit) // the audit view's screen, checked against web_screen at start
 	r.Get("/approvals", auth, h.approvals)
-	r.Post("/approvals/:id/approve", auth, screen(screenApprovals), h.approve)
-	r.Post("/approvals/:id/reject", auth, screen(screenApprovals), h.reject)
-	r.Get("/periods", auth, screen(screenReconcile, screenReports, screenApprovals), h.periods)
-	r.Post("/periods/:month/close", auth, screen(screenApprovals), h.close)
-	r.Post("/periods/:month/reopen", auth, screen(screenApprovals), h.reopen)
+	r.Post("/approvals/:id/approve", auth, screen(screenids.Approvals), h.approve)
+	r.Post("/approvals/:id/reject", auth, screen(screenids.Approvals), h.reject)
+	r.Get("/periods", auth, screen(screenids.Reconcile, screenids.Reports, screenids.Approvals), h.periods)
+	r.Post("/periods/:month/close", auth, screen(screenids.Approvals), h.close)
+	r.Post("/periods/:month/reopen", auth, screen(screenids.Approvals), h.reopen)
 }
 
 type decisionBody struct {

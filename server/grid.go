@@ -4,12 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v3"
@@ -32,6 +36,7 @@ func (h *gridHandlers) mount(r fiber.Router, auth fiber.Handler) {
 	r.Get("/meta/forms/:name", auth, h.form)
 	r.Get("/meta/screens", auth, h.screens)
 	r.Get("/meta/screens/:route", auth, h.screen)
+	r.Get("/meta/labels/:lang", auth, h.labels)
 	r.Post("/grid", auth, stopWhenClientGoes, h.page)
 	r.Post("/grid/export", auth, h.export)
 	r.Put("/grid/row", auth, h.editRow)
@@ -81,6 +86,30 @@ func (h *gridHandlers) screen(c fiber.Ctx) error {
 		return err
 	}
 	return ok(c, sc)
+}
+
+// labels answers a language's metadata labels (labels/<lang>.yaml) as the
+// nested tree the UI merges into its translations. They change only with the
+// metadata, so the answer carries an ETag and a browser that has them gets a
+// 304.
+func (h *gridHandlers) labels(c fiber.Ctx) error {
+	lang := c.Params("lang")
+	if !slices.Contains(engine.Languages, lang) {
+		return engine.NotFound("No labels for language %q (%s).", lang, strings.Join(engine.Languages, ", ")).With("labels.language", "lang", lang)
+	}
+	body, err := json.Marshal(map[string]any{"succeeded": true, "data": h.engine.Metadata().LabelsTree(lang)})
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(body)
+	etag := `"` + hex.EncodeToString(sum[:12]) + `"`
+	c.Set(fiber.HeaderCacheControl, "private, no-cache")
+	c.Set(fiber.HeaderETag, etag)
+	if c.Get(fiber.HeaderIfNoneMatch) == etag {
+		return c.SendStatus(fiber.StatusNotModified)
+	}
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+	return c.Send(body)
 }
 
 func (h *gridHandlers) page(c fiber.Ctx) error {

@@ -6,12 +6,10 @@ import (
 	"github.com/gofiber/fiber/v3"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/internal/screenids"
 	"ledgerdesk/screens/home"
 	"ledgerdesk/screens/recon"
 )
-
-// screenHome guards the home screen (DESIGN.md section 5).
-const screenHome = 1
 
 // homeHandlers serve the home screen's figures.
 type homeHandlers struct {
@@ -39,7 +37,7 @@ func newHomeHandlers(d Deps) *homeHandlers {
 }
 
 func (h *homeHandlers) mount(r fiber.Router, auth fiber.Handler) {
-	r.Get("/home", auth, screen(screenHome), h.figures)
+	r.Get("/home", auth, screen(screenids.Home), h.figures)
 }
 
 // figures answers GET /api/home?month=YYYY-MM (default: this month).

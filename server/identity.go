@@ -4,17 +4,8 @@ import (
 	"github.com/gofiber/fiber/v3"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/internal/screenids"
 	"ledgerdesk/screens/identity"
-)
-
-// Screen ids of DESIGN.md section 5 that guard these routes.
-const (
-	screenUsersList = 3
-	screenUserEdit  = 4
-	screenRolesList = 5
-	screenRoleEdit  = 6
-	screenReconcile = 13
-	screenTasks     = 14
 )
 
 // apiHandlers holds what the API handlers share.
@@ -35,25 +26,25 @@ func (s *apiHandlers) mountIdentity(r fiber.Router) {
 	r.Post("/profile/code", s.authenticate, s.profileCode)
 
 	// Users/list before users/:id: routes are case-insensitive.
-	r.Get("/Users/list", s.authenticate, screen(screenUsersList, screenUserEdit, screenReconcile, screenTasks), s.userOptions)
-	r.Get("/users", s.authenticate, screen(screenUsersList), s.listUsers)
-	r.Post("/users", s.authenticate, screen(screenUserEdit), s.createUser)
-	r.Get("/users/:id", s.authenticate, screen(screenUserEdit), s.getUser)
-	r.Put("/users/:id", s.authenticate, screen(screenUserEdit), s.updateUser)
-	r.Get("/users/:id/roles", s.authenticate, screen(screenUserEdit), s.getUserRoles)
-	r.Put("/users/:id/roles", s.authenticate, screen(screenUserEdit), s.putUserRoles)
-	r.Post("/users/:id/unlock", s.authenticate, screen(screenUserEdit), s.unlockUser)
+	r.Get("/Users/list", s.authenticate, screen(screenids.UsersList, screenids.UserEdit, screenids.Reconcile, screenids.Tasks), s.userOptions)
+	r.Get("/users", s.authenticate, screen(screenids.UsersList), s.listUsers)
+	r.Post("/users", s.authenticate, screen(screenids.UserEdit), s.createUser)
+	r.Get("/users/:id", s.authenticate, screen(screenids.UserEdit), s.getUser)
+	r.Put("/users/:id", s.authenticate, screen(screenids.UserEdit), s.updateUser)
+	r.Get("/users/:id/roles", s.authenticate, screen(screenids.UserEdit), s.getUserRoles)
+	r.Put("/users/:id/roles", s.authenticate, screen(screenids.UserEdit), s.putUserRoles)
+	r.Post("/users/:id/unlock", s.authenticate, screen(screenids.UserEdit), s.unlockUser)
 
 	// The user form lists roles too, so the role list is open to screen 4.
-	r.Get("/roles", s.authenticate, screen(screenRolesList, screenRoleEdit, screenUserEdit), s.listRoles)
-	r.Get("/roles/webscreens", s.authenticate, screen(screenRolesList, screenRoleEdit), s.webScreens)
-	r.Post("/roles", s.authenticate, screen(screenRoleEdit), s.createRole)
-	r.Get("/roles/:id", s.authenticate, screen(screenRoleEdit), s.getRole)
-	r.Put("/roles/:id", s.authenticate, screen(screenRoleEdit), s.updateRole)
-	r.Delete("/roles/:id", s.authenticate, screen(screenRoleEdit), s.deleteRole)
+	r.Get("/roles", s.authenticate, screen(screenids.RolesList, screenids.RoleEdit, screenids.UserEdit), s.listRoles)
+	r.Get("/roles/webscreens", s.authenticate, screen(screenids.RolesList, screenids.RoleEdit), s.webScreens)
+	r.Post("/roles", s.authenticate, screen(screenids.RoleEdit), s.createRole)
+	r.Get("/roles/:id", s.authenticate, screen(screenids.RoleEdit), s.getRole)
+	r.Put("/roles/:id", s.authenticate, screen(screenids.RoleEdit), s.updateRole)
+	r.Delete("/roles/:id", s.authenticate, screen(screenids.RoleEdit), s.deleteRole)
 	for _, sub := range []string{"screens", "permissions"} { // the spec names both; they are one mapping
-		r.Get("/roles/:id/"+sub, s.authenticate, screen(screenRoleEdit), s.getRoleScreens)
-		r.Put("/roles/:id/"+sub, s.authenticate, screen(screenRoleEdit), s.putRoleScreens)
+		r.Get("/roles/:id/"+sub, s.authenticate, screen(screenids.RoleEdit), s.getRoleScreens)
+		r.Put("/roles/:id/"+sub, s.authenticate, screen(screenids.RoleEdit), s.putRoleScreens)
 	}
 }
 
@@ -165,7 +156,7 @@ func (s *apiHandlers) userOptions(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !engine.ActorFrom(c.Context()).Can(screenUsersList, screenUserEdit) {
+	if !engine.ActorFrom(c.Context()).Can(screenids.UsersList, screenids.UserEdit) {
 		for i := range users {
 			users[i].Email = ""
 		}

@@ -11,11 +11,9 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/internal/screenids"
 	"ledgerdesk/screens/imports"
 )
-
-// screenDataImport guards the data-import calls (DESIGN.md section 5).
-const screenDataImport = 2
 
 // importHandlers serve the Data Import screen: uploads, their progress and
 // the known layouts, and bank reprocessing.
@@ -47,11 +45,11 @@ func (h *importHandlers) uploadSlot(ctx context.Context) (release func(), err er
 }
 
 func (h *importHandlers) mount(r fiber.Router, auth fiber.Handler) {
-	r.Get("/imports/layouts", auth, screen(screenDataImport), h.layouts)
-	r.Get("/imports", auth, screen(screenDataImport), h.recent)
-	r.Post("/imports", auth, screen(screenDataImport), h.submit)
-	r.Get("/imports/:id", auth, screen(screenDataImport), h.get)
-	r.Post("/bank/reprocess", auth, screen(screenProcessedBank), h.reprocess)
+	r.Get("/imports/layouts", auth, screen(screenids.DataImport), h.layouts)
+	r.Get("/imports", auth, screen(screenids.DataImport), h.recent)
+	r.Post("/imports", auth, screen(screenids.DataImport), h.submit)
+	r.Get("/imports/:id", auth, screen(screenids.DataImport), h.get)
+	r.Post("/bank/reprocess", auth, screen(screenids.ProcessedBank), h.reprocess)
 }
 
 func (h *importHandlers) layouts(c fiber.Ctx) error {

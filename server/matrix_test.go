@@ -39,17 +39,20 @@ type matrixCall struct {
 // as Fiber lists them. A route missing here fails the matrix test: whoever
 // adds a route says who may call it.
 var routeAccess = map[string]access{
-	"GET /api/health":                                       {public: true},
-	"POST /api/auth/login":                                  {public: true},
-	"POST /api/auth/login/verify":                           {public: true},
-	"POST /api/auth/forgot-password":                        {public: true},
-	"POST /api/auth/reset-password":                         {public: true},
-	"POST /api/auth/logout":                                 {signedIn: true, skipSignedIn: true},
-	"GET /api/profile":                                      {signedIn: true},
-	"PUT /api/profile":                                      {signedIn: true},
-	"POST /api/profile/code":                                {signedIn: true},
-	"GET /api/meta/views":                                   {signedIn: true},
-	"GET /api/meta/screens":                                 {signedIn: true},
+	"GET /api/health":                {public: true},
+	"POST /api/auth/login":           {public: true},
+	"POST /api/auth/login/verify":    {public: true},
+	"POST /api/auth/forgot-password": {public: true},
+	"POST /api/auth/reset-password":  {public: true},
+	"POST /api/auth/logout":          {signedIn: true, skipSignedIn: true},
+	"GET /api/profile":               {signedIn: true},
+	"PUT /api/profile":               {signedIn: true},
+	"POST /api/profile/code":         {signedIn: true},
+	"GET /api/meta/views":            {signedIn: true},
+	"GET /api/meta/screens":          {signedIn: true},
+	"GET /api/meta/labels/:lang": {signedIn: true, expand: func(*engine.Metadata) []matrixCall {
+		return []matrixCall{{path: "/api/meta/labels/sv"}}
+	}},
 	"GET /api/Users/list":                                   {screens: []int{3, 4, 13, 14}},
 	"GET /api/users":                                        {screens: []int{3}},
 	"POST /api/users":                                       {screens: []int{4}},

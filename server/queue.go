@@ -4,6 +4,7 @@ import (
 	"github.com/gofiber/fiber/v3"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/internal/screenids"
 	"ledgerdesk/screens/recon"
 	"ledgerdesk/screens/tasks"
 )
@@ -23,7 +24,7 @@ type queueHandlers struct {
 }
 
 func (h *queueHandlers) mount(r fiber.Router, auth fiber.Handler) {
-	g := r.Group("/recon/open-items", auth, screen(screenReconcile))
+	g := r.Group("/recon/open-items", auth, screen(screenids.Reconcile))
 	g.Post("/assign", h.assign)
 	g.Post("/investigate", h.investigate)
 	g.Post("/uninvestigate", h.uninvestigate)

@@ -10,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v3"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/internal/screenids"
 	"ledgerdesk/screens/recon"
 )
 
@@ -26,8 +27,8 @@ type reconHandlers struct {
 func (h *reconHandlers) mount(r fiber.Router, auth fiber.Handler) {
 	// the levels' names also serve the reports and the approvals screen (a
 	// period closes for one level); registered ahead of the group's guard
-	r.Get("/recon/levels", auth, screen(screenReconcile, screenReports, screenApprovals), h.levels)
-	g := r.Group("/recon", auth, screen(screenReconcile))
+	r.Get("/recon/levels", auth, screen(screenids.Reconcile, screenids.Reports, screenids.Approvals), h.levels)
+	g := r.Group("/recon", auth, screen(screenids.Reconcile))
 	g.Get("/providers", h.providers)
 	g.Get("/currencies", h.currencies)
 	g.Get("/runs", h.runs)

@@ -4,11 +4,9 @@ import (
 	"github.com/gofiber/fiber/v3"
 	"log/slog"
 
+	"ledgerdesk/internal/screenids"
 	"ledgerdesk/screens/reports"
 )
-
-// screenReports guards the reports screen (DESIGN.md section 5).
-const screenReports = 15
 
 // reportHandlers serve the reports screen: the bank overview pivot and its
 // Excel export.
@@ -18,8 +16,8 @@ type reportHandlers struct {
 }
 
 func (h *reportHandlers) mount(r fiber.Router, auth fiber.Handler) {
-	r.Post("/reports/bank-overview", auth, screen(screenReports), h.bankOverview)
-	r.Post("/reports/bank-overview/export", auth, screen(screenReports), h.bankOverviewExport)
+	r.Post("/reports/bank-overview", auth, screen(screenids.Reports), h.bankOverview)
+	r.Post("/reports/bank-overview/export", auth, screen(screenids.Reports), h.bankOverviewExport)
 }
 
 func (h *reportHandlers) bankOverview(c fiber.Ctx) error {

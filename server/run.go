@@ -133,7 +133,7 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 	}
 	defer ln.Close()
 
-	md, err := engine.LoadMetadata(opt.Metadata)
+	md, err := LoadMetadata(opt.Metadata)
 	if err != nil {
 		return err
 	}

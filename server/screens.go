@@ -5,14 +5,8 @@ import (
 
 	"github.com/gofiber/fiber/v3"
 
+	"ledgerdesk/internal/screenids"
 	"ledgerdesk/screens/rates"
-)
-
-// Screen ids of the reference-data screens with hand-written calls.
-const (
-	screenProcessedBank = 7
-	screenBankSettings  = 8
-	screenExchangeRates = 9
 )
 
 // screenHandlers are the hand-written calls of metadata screens (their
@@ -22,9 +16,9 @@ type screenHandlers struct {
 }
 
 func (h *screenHandlers) mount(r fiber.Router, auth fiber.Handler) {
-	r.Post("/CurrencyExchangeRate/sync", auth, screen(screenExchangeRates), h.syncRates)
+	r.Post("/CurrencyExchangeRate/sync", auth, screen(screenids.ExchangeRates), h.syncRates)
 	// The same sync under the account metadata route, as spec 02 lists it.
-	r.Post("/MetaDataBankAccCurrency/sync-exchange-rates", auth, screen(screenBankSettings), h.syncRates)
+	r.Post("/MetaDataBankAccCurrency/sync-exchange-rates", auth, screen(screenids.BankSettings), h.syncRates)
 }
 
 // syncRates runs a sync job and answers its outcome; a sync that outlasts

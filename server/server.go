@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/internal/screenids"
 	"ledgerdesk/migrations"
 	"ledgerdesk/screens/controls"
 	"ledgerdesk/screens/identity"
@@ -87,7 +88,7 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 	(&screenHandlers{rates: d.Rates}).mount(api, ids.authenticate)
 	(&importHandlers{imports: d.Imports, maxBytes: d.Config.UploadMaxBytes, slots: make(chan struct{}, uploadSlots)}).mount(api, ids.authenticate)
 	taskService := tasks.New(d.Pool, d.Engine)
-	taskService.MayLink = func(ctx context.Context) bool { return engine.ActorFrom(ctx).Can(screenReconcile) }
+	taskService.MayLink = func(ctx context.Context) bool { return engine.ActorFrom(ctx).Can(screenids.Reconcile) }
 	taskService.Close = func(ctx context.Context, tx pgx.Tx, ticketID, taskID int64, reason string) (any, error) {
 		return d.Recon.CloseByAdjustment(ctx, tx, ticketID, taskID, reason)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v3"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/internal/screenids"
 	"ledgerdesk/screens/prefs"
 	"ledgerdesk/screens/tasks"
 )
@@ -24,11 +25,11 @@ type taskHandlers struct {
 }
 
 func (h *taskHandlers) mount(r fiber.Router, auth fiber.Handler) {
-	t := r.Group("/TaskTT", auth, screen(screenTasks))
+	t := r.Group("/TaskTT", auth, screen(screenids.Tasks))
 	// Fixed paths before /:id: routes are matched in order.
 	t.Get("/paged", h.paged)
 	t.Get("/export", h.export)
-	t.Get("/candidates", screen(screenReconcile), h.candidates) // documents of any ticket number: reconciliation data
+	t.Get("/candidates", screen(screenids.Reconcile), h.candidates) // documents of any ticket number: reconciliation data
 	t.Post("/with-items", h.create)
 	t.Post("", h.create)
 	t.Get("", h.list)

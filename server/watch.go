@@ -2,18 +2,35 @@ package server
 
 import (
 	"context"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/ui"
 )
 
-// WatchMetadata reloads views.yaml and forms/ from dir whenever they change:
+// LoadMetadata reads views.yaml, forms/ and labels/ and checks that every
+// label the metadata shows has its text in each language, in its labels file
+// or among the UI's own texts: every missing key at once, per language.
+func LoadMetadata(fsys fs.FS) (*engine.Metadata, error) {
+	md, err := engine.LoadMetadata(fsys)
+	if err != nil {
+		return nil, err
+	}
+	if missing := md.MissingLabels(ui.Texts); len(missing) > 0 {
+		return nil, &engine.Error{Code: engine.CodeInvalid, Message: "labels missing:\n  " + strings.Join(missing, "\n  ")}
+	}
+	return md, nil
+}
+
+// WatchMetadata reloads views.yaml, forms/ and labels/ from dir whenever they change:
 // the new set is loaded, validated against the database and swapped in; an
 // invalid edit keeps the old metadata and logs why. The UI reads metadata
 // when it opens a screen, so it sees the change on the next navigation.
@@ -22,7 +39,10 @@ func WatchMetadata(ctx context.Context, dir string, eng *engine.Engine, pool *pg
 	if err != nil {
 		return err
 	}
-	for _, d := range []string{dir, filepath.Join(dir, "forms")} {
+	for _, d := range []string{dir, filepath.Join(dir, "forms"), filepath.Join(dir, "labels")} {
+		if _, err := os.Stat(d); err != nil && d != dir {
+			continue // no forms or labels folder: nothing there to watch
+		}
 		if err := w.Add(d); err != nil {
 			w.Close()
 			return err
@@ -58,7 +78,7 @@ func WatchMetadata(ctx context.Context, dir string, eng *engine.Engine, pool *pg
 }
 
 func reloadMetadata(ctx context.Context, dir string, eng *engine.Engine, pool *pgxpool.Pool, log *slog.Logger) {
-	md, err := engine.LoadMetadata(os.DirFS(dir))
+	md, err := LoadMetadata(os.DirFS(dir))
 	if err == nil {
 		err = engine.Validate(ctx, pool, md)
 	}

@@ -12,12 +12,9 @@ import (
 
 	"ledgerdesk/engine"
 	"ledgerdesk/internal/decimal"
+	"ledgerdesk/internal/screenids"
 	"ledgerdesk/screens/identity"
 )
-
-// ScreenApprovals is the screen whose holders approve, reject and close
-// periods (web_screen 17).
-const ScreenApprovals = 17
 
 // actionScreens are the screens whose routes make each action: its
 // requester must still hold it when the request is approved.
@@ -327,7 +324,7 @@ func (s *Service) List(ctx context.Context) (*Requests, error) {
 		}
 		return rows.Err()
 	}
-	if actor.Can(ScreenApprovals) {
+	if actor.Can(screenids.Approvals) {
 		if err := read(&out.Waiting, `select `+requestColumns+` from approval where status = 'pending' and requested_by_id <> $1
 			order by requested_on desc limit 500`, actor.UserID); err != nil {
 			return nil, err

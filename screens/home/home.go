@@ -22,15 +22,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/internal/screenids"
 	"ledgerdesk/screens/recon"
-)
-
-// Screen ids whose figures the home screen shows (DESIGN.md section 5).
-const (
-	ScreenImports   = 2
-	ScreenReconcile = 13
-	ScreenTasks     = 14
-	ScreenReports   = 15
 )
 
 // CacheFor is how long an answer is reused for the same month and screens.
@@ -114,13 +107,10 @@ type MyRequest struct {
 	DecisionReason *string         `json:"decisionReason"`
 }
 
-// ScreenApprovals is the screen of those who decide requests.
-const ScreenApprovals = 17
-
 // approvals reads the approvals card of user a (fresh: a decision is news).
 func (s *Service) approvals(ctx context.Context, a *engine.Actor, now time.Time) (*ApprovalFigures, error) {
 	out := &ApprovalFigures{}
-	if a.Can(ScreenApprovals) {
+	if a.Can(screenids.Approvals) {
 		var n int64
 		if err := s.pool.QueryRow(ctx, `select count(*) from approval where status = 'pending' and requested_by_id <> $1`, a.UserID).Scan(&n); err != nil {
 			return nil, err
@@ -278,7 +268,7 @@ func ParseMonth(s string, now time.Time) (time.Time, error) {
 // Home returns the figures of month (its first day) the actor may see.
 func (s *Service) Home(ctx context.Context, a *engine.Actor, month time.Time) (*Figures, error) {
 	var screens []string
-	for _, id := range []int{ScreenImports, ScreenReconcile, ScreenTasks, ScreenReports} {
+	for _, id := range []int{screenids.DataImport, screenids.Reconcile, screenids.Tasks, screenids.Reports} {
 		if a.Can(id) {
 			screens = append(screens, strconv.Itoa(id))
 		}
@@ -320,7 +310,7 @@ func (s *Service) withAlerts(ctx context.Context, a *engine.Actor, f *Figures, n
 	}
 	out.Approvals = approvals
 	var screens []int
-	for _, id := range []int{ScreenImports, ScreenReconcile} {
+	for _, id := range []int{screenids.DataImport, screenids.Reconcile} {
 		if a.Can(id) {
 			screens = append(screens, id)
 		}
@@ -342,7 +332,7 @@ func (s *Service) compute(ctx context.Context, a *engine.Actor, month, now time.
 	var parts []func(context.Context) error
 	trend := make([]map[string]string, len(s.levels))
 	oldest := make([][]Unmatched, len(s.levels))
-	if a.Can(ScreenReconcile) {
+	if a.Can(screenids.Reconcile) {
 		f.Levels = make([]*LevelFigures, len(s.levels))
 		for i, l := range s.levels {
 			parts = append(parts, func(ctx context.Context) (err error) {
@@ -359,19 +349,19 @@ func (s *Service) compute(ctx context.Context, a *engine.Actor, month, now time.
 			return err
 		})
 	}
-	if a.Can(ScreenTasks) {
+	if a.Can(screenids.Tasks) {
 		parts = append(parts, func(ctx context.Context) (err error) {
 			f.Tasks, err = s.tasks(ctx)
 			return err
 		})
 	}
-	if a.Can(ScreenImports) && s.Imports != nil {
+	if a.Can(screenids.DataImport) && s.Imports != nil {
 		parts = append(parts, func(ctx context.Context) (err error) {
 			f.Imports, err = s.Imports(ctx, 5)
 			return err
 		})
 	}
-	if a.Can(ScreenReports) {
+	if a.Can(screenids.Reports) {
 		parts = append(parts, func(ctx context.Context) (err error) {
 			f.Bank, err = s.bank(ctx, from, to)
 			return err
@@ -381,7 +371,7 @@ func (s *Service) compute(ctx context.Context, a *engine.Actor, month, now time.
 	if err := parallel(ctx, parts); err != nil {
 		return nil, fmt.Errorf("home: %w", engine.TranslatePG(err))
 	}
-	if a.Can(ScreenReconcile) {
+	if a.Can(screenids.Reconcile) {
 		f.UnmatchedTrend = trendDays(from, to, trend)
 		f.OldestUnmatched = append([]Unmatched{}, slices.Concat(oldest...)...)
 	}

@@ -4,13 +4,7 @@ import (
 	"context"
 
 	"ledgerdesk/engine"
-)
-
-// Screens that hand out power: whoever holds them edits users (4) or roles
-// (6), so only an Administrator grants them.
-const (
-	screenUserEdit = 4
-	screenRoleEdit = 6
+	"ledgerdesk/internal/screenids"
 )
 
 // holdsAdmin reports whether the user holds the Administrator role.
@@ -72,7 +66,7 @@ func mayGrantRoles(ctx context.Context, q querier, userID int64, roleIDs []int64
 	err := q.QueryRow(ctx, `select exists (select 1 from role r where r.id = any($1)
 			and not exists (select 1 from user_role ur where ur.user_id = $2 and ur.role_id = r.id)
 			and (r.is_admin or exists (select 1 from role_screen rs where rs.role_id = r.id and rs.screen_id = any($3))))`,
-		roleIDs, userID, []int{screenUserEdit, screenRoleEdit}).Scan(&powerful)
+		roleIDs, userID, []int{screenids.UserEdit, screenids.RoleEdit}).Scan(&powerful)
 	if err != nil {
 		return err
 	}
@@ -131,7 +125,7 @@ func mayGrantScreens(ctx context.Context, q querier, roleID int64, screenIDs []i
 	err := q.QueryRow(ctx, `select exists (select 1 from user_role where user_id = $1 and role_id = $2),
 		exists (select 1 from unnest($3::int[]) s(id) where s.id = any($4)
 			and not exists (select 1 from role_screen rs where rs.role_id = $2 and rs.screen_id = s.id))`,
-		actor, roleID, screenIDs, []int{screenUserEdit, screenRoleEdit}).Scan(&own, &powerful)
+		actor, roleID, screenIDs, []int{screenids.UserEdit, screenids.RoleEdit}).Scan(&own, &powerful)
 	if err != nil {
 		return err
 	}

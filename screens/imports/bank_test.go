@@ -98,7 +98,7 @@ func jsonInt(n int64) string {
 // amount wins over a recomputation.
 func TestBankEditsKeepOverridesPerField(t *testing.T) {
 	d := newBankDesk(t)
-	d.want(t, "processed", d.row(t), "0.100000", "120.05", "120.05")
+	d.want(t, "processed", d.row(t), "0.10000000", "120.05", "120.05")
 
 	// A comment-only edit freezes nothing: a corrected rate is picked up on reprocessing.
 	if _, err := d.edit(t, "Comments", "checked"); err != nil {
@@ -106,42 +106,42 @@ func TestBankEditsKeepOverridesPerField(t *testing.T) {
 	}
 	d.exec(t, `update currency_exchange_rate set usd = 0.2 where code = 'NOK'`)
 	d.reprocess(t)
-	d.want(t, "reprocessed after a comment-only edit", d.row(t), "0.200000", "240.10", "240.10")
+	d.want(t, "reprocessed after a comment-only edit", d.row(t), "0.20000000", "240.10", "240.10")
 
 	// A rate typed by hand gives a new USD amount and In (USD) at once, and survives reprocessing.
 	saved, err := d.edit(t, "ExchangeRate", "0.15")
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.want(t, "rate edited", saved, "0.150000", "180.08", "180.08")
+	d.want(t, "rate edited", saved, "0.15000000", "180.08", "180.08")
 	d.reprocess(t)
-	d.want(t, "reprocessed after the rate edit", d.row(t), "0.150000", "180.08", "180.08")
+	d.want(t, "reprocessed after the rate edit", d.row(t), "0.15000000", "180.08", "180.08")
 
 	// A USD amount typed by hand wins over later rate edits and reprocessing.
 	saved, err = d.edit(t, "AmountUsd", "150")
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.want(t, "USD amount edited", saved, "0.150000", "150.00", "150.00")
+	d.want(t, "USD amount edited", saved, "0.15000000", "150.00", "150.00")
 	saved, err = d.edit(t, "ExchangeRate", "0.3")
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.want(t, "rate edited after the USD amount", saved, "0.300000", "150.00", "150.00")
+	d.want(t, "rate edited after the USD amount", saved, "0.30000000", "150.00", "150.00")
 	d.reprocess(t)
-	d.want(t, "reprocessed with both set by hand", d.row(t), "0.300000", "150.00", "150.00")
+	d.want(t, "reprocessed with both set by hand", d.row(t), "0.30000000", "150.00", "150.00")
 
 	// Clearing the USD amount hands it back to the computation; clearing the rate too.
 	saved, err = d.edit(t, "AmountUsd", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.want(t, "USD amount cleared", saved, "0.300000", "360.15", "360.15")
+	d.want(t, "USD amount cleared", saved, "0.30000000", "360.15", "360.15")
 	saved, err = d.edit(t, "ExchangeRate", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.want(t, "rate cleared", saved, "0.200000", "240.10", "240.10")
+	d.want(t, "rate cleared", saved, "0.20000000", "240.10", "240.10")
 
 	// More decimals than the column holds are refused, naming the field; nothing is rounded.
 	for _, tt := range []struct{ field, value string }{{"AmountUsd", "1234.567"}, {"ExchangeRate", "0.123456789"}} {

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/internal/screenids"
 )
 
 // Alert kinds (alert.kind) and the screen a user must hold to see them.
@@ -16,12 +17,6 @@ const (
 	AlertRunFailed    = "runFailed"    // an automatic run failed (screen 13); raised by the database
 	AlertIntakeFailed = "intakeFailed" // a file arriving by itself was refused or failed, or a pull failed (screen 2)
 	AlertFileMissing  = "fileMissing"  // an expected file had not come by its time (screen 2)
-)
-
-// Screens of the alerts: data import for intake, reconcile for runs.
-const (
-	importScreen    = 2
-	reconcileScreen = 13
 )
 
 // raise records an alert once per key (a second raise of the same key
@@ -71,7 +66,7 @@ func (s *Service) checkExpected(ctx context.Context, tx pgx.Tx, name string, due
 	m := message{Text: fmt.Sprintf("No %s file for %s had come by %s on %s (expected: %s).", e.Kind, e.Holder(), e.By, day.Format(time.DateOnly), e.Name),
 		Code: "alert.fileMissing", Params: params}
 	m.Params["since"] = day.Format(time.RFC3339)
-	return m, raise(ctx, tx, "missing:"+e.Name+":"+day.Format(time.DateOnly), AlertFileMissing, importScreen, m)
+	return m, raise(ctx, tx, "missing:"+e.Name+":"+day.Format(time.DateOnly), AlertFileMissing, screenids.DataImport, m)
 }
 
 // clearArrived clears the missing-file alerts whose file has come since.

@@ -12,6 +12,7 @@ import (
 
 	"ledgerdesk/engine"
 	"ledgerdesk/internal/mail"
+	"ledgerdesk/internal/screenids"
 	"ledgerdesk/screens/identity"
 )
 
@@ -125,7 +126,7 @@ func (s *Service) SendDigest(ctx context.Context, at time.Time) (int, error) {
 			}
 		}
 		levels := []int{}
-		if can(reconcileScreen) {
+		if can(screenids.Reconcile) {
 			for level := range overdue {
 				levels = append(levels, level)
 			}

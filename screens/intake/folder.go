@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/internal/screenids"
 	"ledgerdesk/screens/imports"
 )
 
@@ -177,7 +178,7 @@ func (s *Service) settle(ctx context.Context, k imports.Kind, claimed string) er
 				return nil // another node submitted it meanwhile
 			}
 			s.Log.Info("drop folder: file refused", "file", name, "kind", k, "reason", e.Message)
-			if err := raise(ctx, s.Pool, "refused:"+origin, AlertIntakeFailed, importScreen,
+			if err := raise(ctx, s.Pool, "refused:"+origin, AlertIntakeFailed, screenids.DataImport,
 				message{Text: name + ": " + e.Message, Code: e.Key, Params: e.Params}.with("file", name, "kind", string(k))); err != nil {
 				return err
 			}

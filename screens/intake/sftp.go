@@ -18,6 +18,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/internal/screenids"
 	"ledgerdesk/screens/imports"
 )
 
@@ -55,7 +56,7 @@ func (w *PullWorker) Work(ctx context.Context, job *river.Job[PullArgs]) error {
 		w.Intake.Log.Error("sftp intake", "source", job.Args.Source, "err", err)
 		// one alert a day per source: a server down all day is one thing to look at
 		day := time.Now().UTC().Format(time.DateOnly)
-		if aerr := raise(ctx, w.Intake.Pool, "pull:"+job.Args.Source+":"+day, AlertIntakeFailed, importScreen,
+		if aerr := raise(ctx, w.Intake.Pool, "pull:"+job.Args.Source+":"+day, AlertIntakeFailed, screenids.DataImport,
 			res.with("source", job.Args.Source)); aerr != nil {
 			return aerr
 		}
@@ -255,7 +256,7 @@ func (s *Service) take(ctx context.Context, client *sftp.Client, src *SFTP, file
 		return false, nil // the same content is being imported: the next look decides
 	case errors.As(err, &e) && (e.Code == engine.CodeInvalid || e.Code == engine.CodeTooLarge || e.Code == engine.CodeConflict):
 		res = message{Text: e.Message, Code: e.Key, Params: e.Params}
-		if err := raise(ctx, s.Pool, "refused:"+origin, AlertIntakeFailed, importScreen,
+		if err := raise(ctx, s.Pool, "refused:"+origin, AlertIntakeFailed, screenids.DataImport,
 			res.with("file", path.Base(file), "kind", src.Kind, "source", src.Name)); err != nil {
 			return false, err
 		}

@@ -159,8 +159,8 @@ async function main() {
 
     await check('admin: the Approvals screen lists the request as pending, with what it asks in words', async () => {
       await signIn(page);
-      await page.locator('nav a[href="#/dashboard/screens/approvals"]').waitFor();
-      await openScreen(page, 'screens/approvals', 'VW_Approvals');
+      await page.locator('nav a[href="#/dashboard/approvals"]').waitFor();
+      await openScreen(page, 'approvals', 'VW_Approvals');
       assert((await byTestId(page, 'screen-title').textContent()) === en.screens.approvals.title, 'screen title');
       const tabs = (await page.locator('.p-tabview-nav li').allTextContents()).filter((t) => t.trim() !== ''); // (less the ink bar)
       assert(JSON.stringify(tabs) === JSON.stringify([en.tabs.approvals, en.tabs.periods]), `tabs ${JSON.stringify(tabs)}`);
@@ -238,7 +238,7 @@ async function main() {
     });
 
     await check('the Closed periods tab closes February 2025 for every level: the month typed in the user\'s format, no level chosen', async () => {
-      await openScreen(page, 'screens/approvals', 'VW_Approvals');
+      await openScreen(page, 'approvals', 'VW_Approvals');
       await afterGrid(page, () => page.locator('.p-tabview-nav li', { hasText: en.tabs.periods }).click(), (b) => b.includes('VW_ClosedPeriods'));
       await byTestId(page, 'grid-VW_ClosedPeriods').waitFor();
       await byTestId(page, 'grid-action-close').click();
@@ -286,7 +286,7 @@ async function main() {
 
     await check('February is reopened with a reason: the row says Reopened', async () => {
       // (the screen opens on the tab last shown, or the one a link names)
-      await openScreen(page, 'screens/approvals?tab=periods', 'VW_ClosedPeriods');
+      await openScreen(page, 'approvals?tab=periods', 'VW_ClosedPeriods');
       const row = page.locator('[data-testid="grid-VW_ClosedPeriods"] .rdg-row', { hasText: '2025-02' });
       await row.locator('input[type="checkbox"]').click();
       await byTestId(page, 'grid-action-reopen').click();
@@ -306,7 +306,7 @@ async function main() {
     });
 
     await check('the audit trail lists the request, the approval, the match and the closing', async () => {
-      await openScreen(page, 'screens/audit', 'VW_AuditLog');
+      await openScreen(page, 'audit', 'VW_AuditLog');
       assert((await byTestId(page, 'screen-title').textContent()) === en.screens.audit.title, 'screen title');
       const grid = byTestId(page, 'grid-VW_AuditLog');
       await grid.locator('.rdg-row').first().waitFor();

@@ -1,6 +1,7 @@
 // Helpers shared by the browser-test scripts (ui/e2e/*.e2e.mjs): the check bookkeeping and the
 // closing summary, the browser and page setup, sign-in, and the grid and toast helpers more than
 // one script uses. Not a test itself: the runner (e2e/e2e_test.go) only runs *.e2e.mjs files.
+import { load as loadYaml } from 'js-yaml';
 import { chromium } from 'playwright-core';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -88,8 +89,18 @@ export async function waitForHash(page, expected) {
 }
 
 /** The checks compare against the UI's own translation files, not copied strings. */
+/** The texts a user sees in language code: the UI's own with the metadata's labels (labels/<code>.yaml) merged in, as the app merges them. */
 export function loadTranslations(code) {
-  return JSON.parse(readFileSync(path.join(here, '..', 'src', 'i18n', `${code}.json`), 'utf8'));
+  const own = JSON.parse(readFileSync(path.join(here, '..', 'src', 'i18n', `${code}.json`), 'utf8'));
+  const labels = loadYaml(readFileSync(path.join(here, '..', '..', 'labels', `${code}.yaml`), 'utf8'));
+  return merge(own, labels);
+}
+
+function merge(into, from) {
+  for (const [key, value] of Object.entries(from ?? {})) {
+    into[key] = value && typeof value === 'object' && into[key] && typeof into[key] === 'object' ? merge(into[key], value) : value;
+  }
+  return into;
 }
 
 /** Debian's headless chromium (no browser download), with the screenshot folder ready. */

@@ -68,11 +68,18 @@ async function main() {
       const labels = (await settings.locator('a').allTextContents()).map((s) => s.trim());
       const expected = [m.bankSettings, m.exchangeRates, m.countryList, m.configSettings];
       assert(JSON.stringify(labels) === JSON.stringify(expected), `settings entries ${JSON.stringify(labels)}`);
+      // metadata screens' entries open them at #/dashboard/<route>
+      const settingsHrefs = await settings.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+      const expectedSettings = ['bank-settings', 'cera-settings', 'ras-settings', 'config-settings'].map((r) => `#/dashboard/${r}`);
+      assert(JSON.stringify(settingsHrefs) === JSON.stringify(expectedSettings), `settings links ${JSON.stringify(settingsHrefs)}`);
       assert((await byTestId(page, 'menu-group-toggle-administration').count()) === 0, 'an Administration group folds Settings away');
       const main = (await byTestId(page, 'sidebar-menu').locator(':scope > ul > li > a').allTextContents()).map((s) => s.trim());
       // the metadata screens of the administration group (views.yaml) follow Users and Roles
       const administration = [translations.en.screens.audit.title];
       assert(JSON.stringify(main.slice(-3)) === JSON.stringify([m.users, m.roles, ...administration]), `main entries ${JSON.stringify(main)}`);
+      const mainHrefs = await byTestId(page, 'sidebar-menu').locator(':scope > ul > li > a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+      const expectedMain = ['userslist', 'roleslist', 'audit'].map((r) => `#/dashboard/${r}`);
+      assert(JSON.stringify(mainHrefs.slice(-3)) === JSON.stringify(expectedMain), `main links ${JSON.stringify(mainHrefs)}`);
       await byTestId(page, 'menu-group-toggle-settings').click();
       await settings.waitFor({ state: 'detached' });
     });

@@ -1,4 +1,4 @@
-// Browser test of the exception queue (dashboard/screens/open-items, VW_ReconOpenItems) on the
+// Browser test of the exception queue (dashboard/open-items, VW_ReconOpenItems) on the
 // demo data set, after an automatic run of each level (the queue lists what runs left open; it
 // runs after the other scripts, whose checks start from unreconciled data): its menu entry
 // right under Reconcile, the open items oldest first, a filter to
@@ -74,10 +74,10 @@ async function main() {
 
     await check('the menu lists Open Items right under Reconcile and opens the queue, oldest first', async () => {
       // the metadata screens' entries come with the screens the server lists
-      await byTestId(page, 'sidebar-menu').locator('a[href$="/dashboard/screens/open-items"]').waitFor({ state: 'attached' });
+      await byTestId(page, 'sidebar-menu').locator('a[href$="/dashboard/open-items"]').waitFor({ state: 'attached' });
       const links = await byTestId(page, 'sidebar-menu').locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
       const at = links.findIndex((h) => h.endsWith('/dashboard/bank-settlement'));
-      assert(at >= 0 && links[at + 1]?.endsWith('/dashboard/screens/open-items'), `menu: ${links.join(' ')}`);
+      assert(at >= 0 && links[at + 1]?.endsWith('/dashboard/open-items'), `menu: ${links.join(' ')}`);
       const body = await afterGrid(page, () => page.goto(new URL(links[at + 1], page.url()).href), (b) => b.includes(VIEW));
       assert(body.SortField === 'AgeDays' && body.SortOrder === 'desc', `first request ${JSON.stringify(body)}`);
       await byTestId(page, `grid-${VIEW}`).waitFor();
@@ -185,7 +185,7 @@ async function main() {
       const open = await severities();
       assert(open.length > 0 && open.every((v) => v !== 'success'), `open only shows ${open.join(',')}`);
       // back to the queue
-      await afterGrid(page, () => page.goto(`${page.url().split('#')[0]}#/dashboard/screens/open-items`), (b) => b.includes(VIEW));
+      await afterGrid(page, () => page.goto(`${page.url().split('#')[0]}#/dashboard/open-items`), (b) => b.includes(VIEW));
       await byTestId(page, `grid-${VIEW}`).waitFor();
     });
 

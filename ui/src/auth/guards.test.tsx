@@ -2,14 +2,26 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { clearMetaCache } from '../engine/api';
 import { fail, mockApi, ok } from '../test/apiMock';
+import { grantedScreens } from '../test/metadataScreens';
 import { CONFIG_STORAGE_KEY, getAppConfig } from '../config/appConfig';
 import { locationOf, renderAt, seedSession } from '../test/helpers';
+import { clearSession } from './session';
 
-/** The metadata screens the server says the roles grant, with the roles list's id as its metadata names it. */
-const granted = (rolesListId?: number) =>
-  ok(rolesListId === undefined ? [] : [{ route: 'roleslist', screen: rolesListId, title: 'screens.rolesList.title', tabs: [] }]);
+/** A list naming the roles list under another screen id than views.yaml's, to see whose id the guard checks. */
+const rolesListAs = (screenId: number) => ok([{ route: 'roleslist', screen: screenId, title: 'screens.rolesList.title', tabs: [] }]);
 
-beforeEach(() => clearMetaCache());
+/**
+ * What the server answers every dashboard: the granted metadata screens, and the metadata's
+ * labels (the test setup holds them already; the shell reads them once per page load).
+ */
+const SERVER = { 'GET /api/meta/screens': grantedScreens, 'GET /api/meta/labels/en': ok({}) };
+
+beforeEach(() => {
+  clearMetaCache();
+  // Each test is a new session, so the metadata screens are read again (once per session).
+  clearSession();
+  mockApi(SERVER);
+});
 
 describe('route guards', () => {
   it('sends a visitor without a token to login with the return URL', async () => {
@@ -26,9 +38,20 @@ describe('route guards', () => {
     expect(localStorage.getItem('currentUser')).toBeNull();
   });
 
+  // Before any test that shows Home: its code is then still loading when the start navigates to it.
+  it("goes to the first screen again when the dashboard's start is opened before that screen showed", async () => {
+    seedSession();
+    const { router } = renderAt('/dashboard');
+    await waitFor(() => expect(locationOf(router)).toBe('/dashboard/home'));
+    // The start is still what shows while Home's code loads; opening it again must not stay there.
+    await router.navigate('/dashboard');
+    await waitFor(() => expect(locationOf(router)).toBe('/dashboard/home'));
+    expect((await screen.findByTestId('screen-title')).textContent).toBe('Home');
+  });
+
   it('sends a user without the screen id to Access Denied with the return URL', async () => {
     seedSession({ screenIds: [1] });
-    const api = mockApi({ 'GET /api/meta/screens': granted(), 'GET /api/meta/screens/roleslist': fail(403, 'You do not have permission for this screen.') });
+    const api = mockApi({ ...SERVER, 'GET /api/meta/screens/roleslist': fail(403, 'You do not have permission for this screen.') });
     const { router } = renderAt('/dashboard/roleslist');
     await waitFor(() => expect(locationOf(router)).toBe('/dashboard/unauthorized?returnUrl=%2Fdashboard%2Froleslist'));
     expect((await screen.findByTestId('screen-title')).textContent).toBe('Access Denied');
@@ -38,17 +61,26 @@ describe('route guards', () => {
 
   it("takes a metadata screen's id from its metadata, not from the route table", async () => {
     seedSession({ screenIds: [1, 5] });
-    mockApi({ 'GET /api/meta/screens': granted(9) });
+    mockApi({ ...SERVER, 'GET /api/meta/screens': rolesListAs(9) });
     const { router } = renderAt('/dashboard/roleslist');
     await waitFor(() => expect(locationOf(router)).toBe('/dashboard/unauthorized?returnUrl=%2Fdashboard%2Froleslist'));
   });
 
   it('opens the screen when the screen id is granted', async () => {
     seedSession({ screenIds: [1, 5] });
-    mockApi({ 'GET /api/meta/screens': granted(5), 'GET /api/meta/screens/roleslist': ok({ route: 'roleslist', screen: 5, title: 'screens.rolesList.title', tabs: [] }) });
+    mockApi({ ...SERVER, 'GET /api/meta/screens/roleslist': ok({ route: 'roleslist', screen: 5, title: 'screens.rolesList.title', tabs: [] }) });
     const { router } = renderAt('/dashboard/roleslist');
-    expect((await screen.findByTestId('screen-title')).textContent).toBe('Roles List');
+    // (the title shows once the screen's metadata has come)
+    await waitFor(() => expect(screen.getByTestId('screen-title').textContent).toBe('Roles List'));
     expect(locationOf(router)).toBe('/dashboard/roleslist');
+  });
+
+  it('still opens a metadata screen at its old address, dashboard/screens/<route>', async () => {
+    seedSession({ screenIds: [1, 5] });
+    mockApi({ ...SERVER, 'GET /api/meta/screens/roleslist': ok({ route: 'roleslist', screen: 5, title: 'screens.rolesList.title', tabs: [] }) });
+    const { router } = renderAt('/dashboard/screens/roleslist');
+    await waitFor(() => expect(screen.getByTestId('screen-title').textContent).toBe('Roles List'));
+    expect(locationOf(router)).toBe('/dashboard/screens/roleslist');
   });
 
   it("denies a screen whose route the server's screen list lacks, even with every id granted", async () => {
@@ -82,6 +114,18 @@ describe('route guards', () => {
     seedSession({ screenIds: [9, 12] });
     const { router } = renderAt('/dashboard');
     await waitFor(() => expect(locationOf(router)).toBe('/dashboard/extraction-logs'));
+  });
+
+  it('starts a role holding only administration screens on Users', async () => {
+    seedSession({ screenIds: [5, 3] });
+    const { router } = renderAt('/dashboard');
+    await waitFor(() => expect(locationOf(router)).toBe('/dashboard/userslist'));
+  });
+
+  it('sends an unknown dashboard path to the first granted screen', async () => {
+    seedSession({ screenIds: [10] });
+    const { router } = renderAt('/dashboard/no-such-screen');
+    await waitFor(() => expect(locationOf(router)).toBe('/dashboard/ras-settings'));
   });
 
   it('Go Back without history inside the app goes to the first granted screen', async () => {

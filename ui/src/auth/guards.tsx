@@ -10,6 +10,7 @@ import { isTokenValid } from './jwt';
 import { clearSession, getScreenIds, getToken, sessionVersion, subscribeSession } from './session';
 import { loginPathWithReturn } from './redirect';
 import { firstPermittedPath } from '../shell/menu';
+import { useMenu } from '../shell/useMenu';
 import { pathGranted } from './screens';
 
 export function RequireAuth({ children }: { children: ReactNode }) {
@@ -40,8 +41,16 @@ export function RequireScreen({ path, children }: { path: string; children: Reac
   return <>{children}</>;
 }
 
-/** The dashboard's start (and where unknown paths go): the first screen the roles grant. */
+/**
+ * The dashboard's start (and where unknown paths go): the first screen of the menu the roles
+ * grant, once the metadata screens' entries are known (a role may hold only those).
+ */
 export function FirstScreen() {
+  const location = useLocation();
   useSyncExternalStore(subscribeSession, sessionVersion);
-  return <Navigate to={firstPermittedPath(getScreenIds())} replace />;
+  const { menu, loaded } = useMenu();
+  if (!loaded) return null;
+  // Keyed by the visit: opening #/dashboard again while the first screen's code still loads
+  // reuses this element, and an unchanged Navigate would not navigate again.
+  return <Navigate key={location.key} to={firstPermittedPath(menu, getScreenIds())} replace />;
 }

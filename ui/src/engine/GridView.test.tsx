@@ -192,9 +192,11 @@ describe('GridView', () => {
       vi.fn(async (url: string) =>
         url.includes('/meta/views/')
           ? new Response(JSON.stringify({ succeeded: true, data: countryView }))
-          : new Promise<Response>((resolve) => {
-              answer = resolve;
-            }),
+          : url.includes('/preferences/')
+            ? new Response(JSON.stringify({ succeeded: true, data: {} }))
+            : new Promise<Response>((resolve) => {
+                answer = resolve;
+              }),
       ),
     );
     renderGrid();

@@ -1,8 +1,10 @@
 /**
  * One server-paged grid rendered from a view's metadata: sortable and filterable headers,
- * resizable columns, paging by row offset, inline editing of the editable columns, export,
+ * columns the user resizes, moves (dragging a header), hides and pins (the column chooser),
+ * saved filter sets, paging by row offset, inline editing of the editable columns, export,
  * and the tab's add / edit / delete / action buttons. The data rules live in useGrid and the
- * field registry; this component only wires them to react-data-grid and PrimeReact.
+ * field registry, the user's layout and filter sets in grid/useGridPrefs (kept on the server);
+ * this component only wires them to react-data-grid and PrimeReact.
  */
 import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent, type ReactNode } from 'react';
 import { useNavigate } from 'react-router-dom';
@@ -28,6 +30,11 @@ import { ColumnHeader } from './grid/ColumnHeader';
 import { useReportGrid, type ReportGridProps } from './grid/reportGrid';
 import { ActionDialog, actionBody, actionPath, answerValues, linkFor, selectionProblem } from './grid/rowActions';
 import { statusFilterColumn } from './grid/rowStatus';
+import { ColumnChooser } from './grid/ColumnChooser';
+import { FilterSets } from './grid/FilterSets';
+import { MIN_COLUMN_WIDTH, reorderColumn, setWidth, shownKeys } from './grid/columnLayout';
+import { activeFilterSet, deleteFilterSet, MAX_FILTER_SETS, saveFilterSet } from './grid/gridPrefs';
+import { useGridPrefs } from './grid/useGridPrefs';
 import type { ActionMeta, ColumnMeta, ExportFormat, FilterCondition, Row, ViewMeta } from './types';
 import './engine.css';
 
@@ -131,6 +138,10 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
   const locale = i18n.language || 'en';
   const fixed = useMemo(() => linkedConditions(view, linked), [view, linked]);
   const grid = useGrid(view, locale, fixed, report.params);
+  const prefs = useGridPrefs(view);
+  const { layout } = prefs;
+  // Reset layout also drops the widths react-data-grid keeps for columns resized by hand.
+  const [resets, setResets] = useState(0);
   const [filterField, setFilterField] = useState<string | null>(null);
   const filterPanel = useRef<OverlayPanel>(null);
   const openFilter = useCallback((field: string, event: MouseEvent<HTMLElement>) => {
@@ -161,9 +172,24 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
   const chosenRows = useMemo(() => grid.rows.filter((r) => chosenKeys.has(String(r[view.key]))), [grid.rows, chosenKeys, view.key]);
 
   const visible = useMemo(() => view.columns.filter((c) => !c.hidden), [view]);
-  // The rowStatus field's own column would repeat the status column beside it (under the same
-  // key): the grid shows it once, as the status column; the export keeps it.
-  const shownColumns = useMemo(() => visible.filter((c) => c.field !== view.rowStatus?.field), [visible, view.rowStatus]);
+  // The user's layout: the columns they show, in their order, the pinned ones first. The
+  // rowStatus field's own column is not in it: it would repeat the status column beside it
+  // (under the same key), so the grid shows it once, as the status column; the export keeps it.
+  const shownColumns = useMemo(() => {
+    const byField = new Map(visible.map((c) => [c.field, c]));
+    return shownKeys(layout)
+      .map((k) => byField.get(k))
+      .filter((c): c is ColumnMeta => c !== undefined);
+  }, [visible, layout]);
+  const pinned = useMemo(() => new Set(layout.pinned), [layout.pinned]);
+  // The export has the grid's columns in the grid's order, and the status field where the view has it.
+  const exportColumns = useMemo(() => {
+    const status = visible.find((c) => c.field === view.rowStatus?.field);
+    if (!status) return shownColumns;
+    const out = [...shownColumns];
+    out.splice(Math.min(visible.indexOf(status), out.length), 0, status);
+    return out;
+  }, [visible, shownColumns, view.rowStatus]);
   const label = useCallback((c: ColumnMeta) => t(c.label, { defaultValue: c.field }), [t]);
   const enumLabel = useCallback(
     (c: ColumnMeta, value: string) => {
@@ -228,14 +254,18 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
       const name = label(meta);
       const type = fieldType(meta.type);
       const active = !!grid.filters[meta.field];
-      const width = meta.width ?? Math.max(TYPE_WIDTH[meta.type] ?? 120, Math.min(260, name.length * 7 + 44));
+      const width = layout.widths[meta.field] ?? meta.width ?? Math.max(TYPE_WIDTH[meta.type] ?? 120, Math.min(260, name.length * 7 + 44));
       return {
         key: meta.field,
         name,
         // The last column takes what is left, so a narrow view still fills the grid.
         width: index === shownColumns.length - 1 ? `minmax(${width}px, 1fr)` : width,
-        minWidth: 50,
+        minWidth: MIN_COLUMN_WIDTH,
         resizable: true,
+        // Dragged onto another header it takes that column's place (and pin).
+        draggable: true,
+        // Pinned: frozen at the start, after the row icons and a report's Status column.
+        frozen: pinned.has(meta.field),
         sortable: meta.sortable,
         cellClass: [type.align === 'end' ? 'grid-cell--number' : '', meta.editable ? 'grid-cell--editable' : ''].join(' ').trim() || undefined,
         headerCellClass: type.align === 'end' ? 'grid-header--number' : undefined,
@@ -262,7 +292,30 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
       };
     });
     return [...(selectable ? [SelectColumn as Column<Row>] : []), ...iconColumns, ...reportGrid.columns, ...dataColumns];
-  }, [shownColumns, label, grid.filters, t, openFilter, ctx, locale, enumLabel, editRoute, deleteForm, deleteRoute, navigate, view.key, reportGrid.columns, selectable]);
+  }, [shownColumns, layout.widths, pinned, label, grid.filters, t, openFilter, ctx, locale, enumLabel, editRoute, deleteForm, deleteRoute, navigate, view.key, reportGrid.columns, selectable]);
+  // A new arrangement is a new grid: react-data-grid keeps the widths it measured per column
+  // (the last column's flexible one too), which would follow a column to its new place.
+  const arrangement = `${layout.order.join(',')}|${layout.hidden.join(',')}|${layout.pinned.join(',')}|${resets}`;
+  const { changeLayout } = prefs;
+  const onColumnsReorder = useCallback((moved: string, target: string) => changeLayout((l) => reorderColumn(l, moved, target)), [changeLayout]);
+  const onColumnResize = useCallback((column: { key: string }, width: number) => changeLayout((l) => setWidth(l, column.key, width)), [changeLayout]);
+  const columnLabel = useCallback((key: string) => {
+    const meta = visible.find((c) => c.field === key);
+    return meta ? label(meta) : key;
+  }, [visible, label]);
+
+  // ---- saved filter sets --------------------------------------------------------------------
+  const activeSet = useMemo(() => activeFilterSet(prefs.filterSets, grid.filters, grid.sort), [prefs.filterSets, grid.filters, grid.sort]);
+  const saveSet = (name: string): boolean => {
+    const result = saveFilterSet(prefs.filterSets, name, grid.filters, grid.sort);
+    if ('error' in result) {
+      toast.error(t(`grid.filterSets.${result.error}`, { max: MAX_FILTER_SETS }));
+      return false;
+    }
+    prefs.changeFilterSets(() => result.sets);
+    toast.success(t('grid.filterSets.saved', { name: name.trim() }));
+    return true;
+  };
 
   // ---- inline edit --------------------------------------------------------------------------
   const onRowsChange = useCallback(
@@ -352,7 +405,7 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
         {
           ...grid.baseRequest(),
           Format: format,
-          Columns: visible.map((c) => ({ field: c.field, header: label(c) })),
+          Columns: exportColumns.map((c) => ({ field: c.field, header: label(c) })),
           // Datetimes in the file as the grid shows them: in this browser's zone.
           TimeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
         },
@@ -467,6 +520,27 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
               onClick={grid.clearFilters}
             />
           )}
+          {prefs.ready && (
+            <>
+              <FilterSets
+                sets={prefs.filterSets}
+                active={activeSet}
+                onApply={(set) => grid.applyQuery(set.filters, set.sort)}
+                onSave={saveSet}
+                onDelete={(set) => prefs.changeFilterSets((sets) => deleteFilterSet(sets, set.name))}
+              />
+              <ColumnChooser
+                layout={layout}
+                label={columnLabel}
+                onChange={changeLayout}
+                customLayout={prefs.customLayout}
+                onReset={() => {
+                  prefs.resetLayout();
+                  setResets((n) => n + 1);
+                }}
+              />
+            </>
+          )}
           <Button
             type="button"
             size="small"
@@ -498,33 +572,39 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
         </div>
       </div>
 
-      <div className="grid-progress-slot">{grid.loading && <ProgressBar mode="indeterminate" className="grid-progress" />}</div>
+      <div className="grid-progress-slot">{(grid.loading || !prefs.ready) && <ProgressBar mode="indeterminate" className="grid-progress" />}</div>
 
-      <DataGrid<Row>
-        className={`rdg-light grid-table${height ? '' : ' grid-table--fill'}`}
-        style={gridHeight ? { height: gridHeight } : undefined}
-        columns={columns}
-        rows={grid.rows}
-        rowKeyGetter={(row) => String(row[view.key])}
-        rowHeight={ROW_HEIGHT}
-        headerRowHeight={HEADER_HEIGHT}
-        sortColumns={sortColumns}
-        onSortColumnsChange={onSortColumnsChange}
-        onRowsChange={onRowsChange}
-        {...reportGrid.gridProps}
-        selectedRows={selectable ? chosenKeys : undefined}
-        onSelectedRowsChange={selectable ? (keys) => setChosenKeys(new Set([...keys].map(String))) : undefined}
-        aria-label={title ?? t('money.gridLabel')}
-        // Every row of the view (the header row included), not only this page's.
-        aria-rowcount={grid.totalCount + 1}
-        renderers={{
-          noRowsFallback: (
-            <div className="grid-empty" data-testid="grid-empty">
-              <span className="grid-empty__text">{grid.loading ? t('grid.loading') : (grid.error ?? t('grid.empty'))}</span>
-            </div>
-          ),
-        }}
-      />
+      {/* Shown once the user's layout is read: one layout, not the default and then theirs. */}
+      {prefs.ready && (
+        <DataGrid<Row>
+          key={arrangement}
+          className={`rdg-light grid-table${height ? '' : ' grid-table--fill'}`}
+          style={gridHeight ? { height: gridHeight } : undefined}
+          columns={columns}
+          rows={grid.rows}
+          rowKeyGetter={(row) => String(row[view.key])}
+          rowHeight={ROW_HEIGHT}
+          headerRowHeight={HEADER_HEIGHT}
+          sortColumns={sortColumns}
+          onSortColumnsChange={onSortColumnsChange}
+          onRowsChange={onRowsChange}
+          onColumnsReorder={onColumnsReorder}
+          onColumnResize={onColumnResize}
+          {...reportGrid.gridProps}
+          selectedRows={selectable ? chosenKeys : undefined}
+          onSelectedRowsChange={selectable ? (keys) => setChosenKeys(new Set([...keys].map(String))) : undefined}
+          aria-label={title ?? t('money.gridLabel')}
+          // Every row of the view (the header row included), not only this page's.
+          aria-rowcount={grid.totalCount + 1}
+          renderers={{
+            noRowsFallback: (
+              <div className="grid-empty" data-testid="grid-empty">
+                <span className="grid-empty__text">{grid.loading ? t('grid.loading') : (grid.error ?? t('grid.empty'))}</span>
+              </div>
+            ),
+          }}
+        />
+      )}
 
       <Paginator
         className="grid-pager"

@@ -155,7 +155,10 @@ function ScreenTabs({ screen }: { screen: ScreenMeta }) {
 
 export default MetadataScreen;
 
-/** A screen described only in the metadata, opened at dashboard/screens/:route. */
+/**
+ * A screen described only in the metadata, opened at dashboard/:route (and at its old address,
+ * dashboard/screens/:route).
+ */
 export function RoutedMetadataScreen() {
   const { route = '' } = useParams();
   return <MetadataScreen key={route} route={route} />;

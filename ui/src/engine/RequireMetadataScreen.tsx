@@ -5,35 +5,23 @@
  * reads too); a screen not among them, or whose id the session lacks, leads to Access Denied
  * like RequireScreen does, before the screen asks for anything.
  */
-import { useEffect, useState, type ReactNode } from 'react';
+import { type ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router-dom';
 import { ProgressBar } from 'primereact/progressbar';
-import { api } from '../api/client';
-import { unauthorizedPath } from '../auth/guards';
+import { FirstScreen, unauthorizedPath } from '../auth/guards';
+import { screenForPath } from '../auth/screens';
 import { getScreenIds } from '../auth/session';
-
-interface GrantedScreen {
-  route: string;
-  screen: number;
-}
+import { useMetadataScreens } from '../shell/useMenu';
 
 export function RequireMetadataScreen({ route, children }: { route: string; children: ReactNode }) {
   const location = useLocation();
   // undefined: loading; null: the list could not be read (the screen then shows its own error).
-  const [granted, setGranted] = useState<GrantedScreen[] | null | undefined>(undefined);
-  useEffect(() => {
-    let alive = true;
-    api.getQuiet<unknown>('/meta/screens').then(
-      (list) => alive && setGranted(Array.isArray(list) ? (list as GrantedScreen[]) : null),
-      () => alive && setGranted(null),
-    );
-    return () => {
-      alive = false;
-    };
-  }, []);
+  const granted = useMetadataScreens();
   if (granted === undefined) return <ProgressBar mode="indeterminate" className="grid-progress" />;
   if (granted !== null) {
     const meta = granted.find((s) => s.route === route);
+    // A path that is no screen at all leads to the dashboard's start, as any unknown path does.
+    if (!meta && !screenForPath(`/dashboard/${route}`)) return <FirstScreen />;
     if (!meta || !getScreenIds().includes(meta.screen)) return <Navigate to={unauthorizedPath(location.pathname + location.search)} replace />;
   }
   return <>{children}</>;

@@ -41,6 +41,8 @@ export interface ColumnMeta {
   scale?: number;
   values?: string[];
   width?: number;
+  /** Frozen at the grid's start unless the user set up the grid otherwise (views.yaml `pinned`). */
+  pinned?: boolean;
   status?: { values: Record<string, StatusBadge>; otherwise?: StatusBadge };
   ops: FilterOp[];
 }

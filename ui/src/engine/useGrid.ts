@@ -41,6 +41,8 @@ export interface GridController extends GridState {
   setSort(sort: UserSort | null): void;
   setFilter(field: string, input: FilterInput | null): void;
   clearFilters(): void;
+  /** Replaces every filter and the sort at once (a saved filter set), from the first page. */
+  applyQuery(filters: Record<string, FilterInput>, sort: UserSort | null): void;
   /** Loads the current page again; `firstPage` goes back to offset 0 first. */
   refresh(firstPage?: boolean): void;
   /** Which page the rows shown belong to (the request without the reload count). */
@@ -183,6 +185,11 @@ export function useGrid(view: ViewMeta | null, locale: string, fixed: FilterCond
     },
     setFilter,
     clearFilters: () => setFilters({}),
+    applyQuery: (nextFilters, nextSort) => {
+      setFilters({ ...nextFilters });
+      setSortState(nextSort);
+      setOffsetState(0);
+    },
     refresh: (firstPage = false) => {
       if (firstPage) setOffsetState(0);
       setReload((n) => n + 1);

@@ -1,7 +1,7 @@
 /**
- * Translations: one JSON file per language with the same nested keys (a unit test keeps them
- * in step). All four are bundled because together they are a few kilobytes; loading them on
- * demand would cost a request on every language switch for no gain.
+ * Translations: the UI's own texts, one JSON file per language with the same nested keys (a
+ * unit test keeps them in step), all four bundled. The metadata's labels (views, forms,
+ * screens, menus) are not here: they come from the server at run time (./metadataLabels).
  */
 import i18n from 'i18next';
 import { initReactI18next } from 'react-i18next';
@@ -36,6 +36,8 @@ export async function initI18n(language: string): Promise<typeof i18n> {
     fallbackLng: 'en',
     interpolation: { escapeValue: false }, // React escapes already
     returnNull: false,
+    // Metadata labels arrive after the first render: screens render again when they are added.
+    react: { bindI18nStore: 'added' },
   });
   document.documentElement.lang = lng;
   applyPrimeLocale(i18n, lng);

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { useCurrentUser } from '../auth/useSession';
 import { Sidebar } from './Sidebar';
 import { ScreenFallback } from './ScreenFallback';
+import { useMetadataLabels } from '../i18n/metadataLabels';
 
 export const MOBILE_BREAKPOINT = 768;
 
@@ -15,6 +16,7 @@ export function DashboardShell() {
   const user = useCurrentUser();
   const { t } = useTranslation();
   const [sidebarOpen, setSidebarOpen] = useState(() => !isNarrow());
+  const labelsReady = useMetadataLabels();
 
   // Signing out in another tab, or a 401, empties the session: leave the dashboard then.
   if (!user) return <Navigate to="/login" replace />;
@@ -37,9 +39,14 @@ export function DashboardShell() {
           </button>
         </header>
         <main className="dashboard__content">
-          <Suspense fallback={<ScreenFallback />}>
-            <Outlet />
-          </Suspense>
+          {/* A screen waits for the metadata's labels rather than show their keys. */}
+          {labelsReady ? (
+            <Suspense fallback={<ScreenFallback />}>
+              <Outlet />
+            </Suspense>
+          ) : (
+            <ScreenFallback />
+          )}
         </main>
       </div>
     </div>

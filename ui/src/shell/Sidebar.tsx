@@ -2,9 +2,9 @@ import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { NavLink, useLocation } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import { Logo } from './Logo';
-import { MENU, groupForPath, isGroup, permittedMenu, withMetadataScreens, type MenuEntry, type MenuLink, type MenuScreen } from './menu';
+import { groupForPath, isGroup, permittedMenu, type MenuLink } from './menu';
+import { useMenu } from './useMenu';
 import { getScreenIds, sessionVersion, subscribeSession } from '../auth/session';
-import { api } from '../api/client';
 
 interface SidebarProps {
   open: boolean;
@@ -14,25 +14,13 @@ interface SidebarProps {
 export function Sidebar({ open, onNavigate }: SidebarProps) {
   const { t } = useTranslation();
   const { pathname } = useLocation();
-  const [openGroup, setOpenGroup] = useState<string | null>(() => groupForPath(pathname));
-  const [fullMenu, setMenu] = useState<MenuEntry[]>(MENU);
+  const { menu: fullMenu } = useMenu();
+  const [openGroup, setOpenGroup] = useState<string | null>(() => groupForPath(pathname, fullMenu));
   // Only what the user's roles grant (read again when the session changes); the route guards
-  // and the server check the same ids.
+  // and the server check the same ids. Metadata screens join with their views.yaml entries.
   useSyncExternalStore(subscribeSession, sessionVersion);
   const granted = getScreenIds().join(',');
   const menu = useMemo(() => permittedMenu(fullMenu, granted.split(',').map(Number)), [fullMenu, granted]);
-
-  // Screens added in views.yaml with a `menu` entry join the menu once their list arrives.
-  useEffect(() => {
-    let alive = true;
-    api.getQuiet<MenuScreen[]>('/meta/screens').then(
-      (screens) => alive && setMenu(withMetadataScreens(screens)),
-      () => undefined, // the fixed menu stays
-    );
-    return () => {
-      alive = false;
-    };
-  }, []);
 
   // Follow navigation from elsewhere (avatar menu, links in screens) to the right group.
   useEffect(() => {

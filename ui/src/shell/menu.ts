@@ -31,31 +31,22 @@ export function isGroup(entry: MenuEntry): entry is MenuGroup {
   return 'items' in entry;
 }
 
+/**
+ * The hand-written screens' entries and the Settings group. Every metadata screen's entry
+ * (label, icon, group and position) comes from its views.yaml `screens.<route>.menu`, joined
+ * in by buildMenu; none is written here.
+ */
 export const MENU: MenuEntry[] = [
   { path: '/dashboard/home', labelKey: 'menu.home', icon: 'pi-home' },
   { path: '/dashboard/financialdocument', labelKey: 'menu.dataImport', icon: 'pi-upload' },
-  { path: '/dashboard/csvprocessed', labelKey: 'menu.dataProcessed', icon: 'pi-database' },
-  { path: '/dashboard/extraction-logs', labelKey: 'menu.extractionLogs', icon: 'pi-list' },
   { path: '/dashboard/bank-settlement', labelKey: 'menu.reconcile', icon: 'pi-sync' },
   { path: '/dashboard/tasks', labelKey: 'menu.tasks', icon: 'pi-check-square' },
   { path: '/dashboard/reports', labelKey: 'menu.reports', icon: 'pi-chart-bar' },
-  {
-    id: 'settings',
-    labelKey: 'menu.settings',
-    icon: 'pi-cog',
-    items: [
-      { path: '/dashboard/bank-settings', labelKey: 'menu.bankSettings', icon: 'pi-building-columns' },
-      { path: '/dashboard/cera-settings', labelKey: 'menu.exchangeRates', icon: 'pi-euro' },
-      { path: '/dashboard/ras-settings', labelKey: 'menu.countryList', icon: 'pi-globe' },
-      { path: '/dashboard/config-settings', labelKey: 'menu.configSettings', icon: 'pi-sliders-h' },
-    ],
-  },
-  { path: '/dashboard/userslist', labelKey: 'menu.users', icon: 'pi-users' },
-  { path: '/dashboard/roleslist', labelKey: 'menu.roles', icon: 'pi-id-card' },
+  { id: 'settings', labelKey: 'menu.settings', icon: 'pi-cog', items: [] },
 ];
 
 /** The group holding the route, so the sidebar can open it; null for top-level routes. */
-export function groupForPath(pathname: string, menu: MenuEntry[] = MENU): string | null {
+export function groupForPath(pathname: string, menu: MenuEntry[]): string | null {
   for (const entry of menu) {
     if (isGroup(entry) && entry.items.some((item) => pathname === item.path)) return entry.id;
   }
@@ -73,54 +64,63 @@ export function permittedMenu(menu: MenuEntry[], screenIds: readonly number[]): 
 }
 
 /**
- * Where a signed-in user starts: the first menu entry their roles grant (Home for most), so
- * a role without Home does not land on Access Denied; Access Denied when nothing is granted.
+ * Where a signed-in user starts: the first entry of the menu their roles grant (Home for most),
+ * so a role without Home does not land on Access Denied; Access Denied when nothing is granted.
  */
-export function firstPermittedPath(screenIds: readonly number[]): string {
-  const first = permittedMenu(MENU, screenIds).flatMap((e) => (isGroup(e) ? e.items : [e]))[0];
+export function firstPermittedPath(menu: MenuEntry[], screenIds: readonly number[]): string {
+  const first = permittedMenu(menu, screenIds).flatMap((e) => (isGroup(e) ? e.items : [e]))[0];
   return first?.path ?? '/dashboard/unauthorized';
 }
 
-/** A metadata screen that asks for a menu entry (views.yaml `screens.<route>.menu`). */
+/** A metadata screen as the server lists it (views.yaml `screens.<route>`), with its menu entry. */
 export interface MenuScreen {
   route: string;
   title: string;
-  /** after: the route (under dashboard/) of the entry of its group it follows; else it comes last. */
-  menu?: { group: 'main' | 'settings' | 'administration'; icon: string; after?: string };
-}
-
-/** Links placed after the entry whose path their screen names; the others at the end. */
-function placeAfter(items: MenuLink[], extra: MenuScreen[], link: (s: MenuScreen) => MenuLink): MenuLink[] {
-  const out = [...items];
-  const rest: MenuLink[] = [];
-  for (const s of extra) {
-    const at = s.menu?.after ? out.findIndex((item) => item.path === `/dashboard/${s.menu?.after}`) : -1;
-    if (at >= 0) out.splice(at + 1, 0, link(s));
-    else rest.push(link(s));
-  }
-  return [...out, ...rest];
+  /**
+   * after: the route (under dashboard/) of the entry it follows; else it comes last of its
+   * group. label: the entry's translation key (default: the screen's title).
+   */
+  menu?: { group: 'main' | 'settings' | 'administration'; icon: string; after?: string; label?: string };
 }
 
 /**
- * The menu with the metadata screens that have no fixed entry added to their group, so a
- * screen added in YAML is reachable without a code change.
+ * Links placed after the entry whose route they name, in as many passes as the chain needs (an
+ * entry may follow one placed before it); one naming no entry, or none, comes last in the order
+ * given.
  */
-export function withMetadataScreens(screens: MenuScreen[]): MenuEntry[] {
-  const fixed = new Set<string>();
-  for (const entry of MENU) {
-    for (const item of isGroup(entry) ? entry.items : [entry]) fixed.add(item.path);
+function place(items: MenuLink[], screens: MenuScreen[]): MenuLink[] {
+  const out = [...items];
+  const pending = [...screens];
+  const at = (s: MenuScreen) => (s.menu?.after ? out.findIndex((item) => item.path === `/dashboard/${s.menu?.after}`) : -1);
+  while (pending.length > 0) {
+    const next = pending.findIndex((s) => at(s) >= 0);
+    if (next >= 0) {
+      const [s] = pending.splice(next, 1);
+      out.splice(at(s!) + 1, 0, menuLink(s!));
+    } else {
+      // None follows an entry already placed: the first that waits for no other pending entry
+      // (it names none, or a route no screen has) goes last; a cycle takes the first.
+      const waits = (s: MenuScreen) => pending.some((o) => o !== s && o.route === s.menu?.after);
+      const free = Math.max(0, pending.findIndex((s) => !waits(s)));
+      out.push(menuLink(pending.splice(free, 1)[0]!));
+    }
   }
-  const extra = screens.filter((s) => s.menu && !fixed.has(`/dashboard/${s.route}`));
-  if (extra.length === 0) return MENU;
-  const link = (s: MenuScreen): MenuLink => ({ path: `/dashboard/screens/${s.route}`, labelKey: s.title, icon: s.menu?.icon ?? 'pi-table', granted: true });
-  // Administration screens follow Users and Roles, at the end of the menu.
-  const administration = extra.filter((s) => s.menu?.group === 'administration').map(link);
-  const menu = MENU.map((entry) =>
-    isGroup(entry) ? { ...entry, items: placeAfter(entry.items, extra.filter((s) => s.menu?.group === entry.id), link) } : entry,
-  );
-  // Main screens go after the entry they name, else before the first group.
-  const firstGroup = menu.findIndex(isGroup);
-  const top = menu.slice(0, firstGroup).filter((e): e is MenuLink => !isGroup(e));
-  const main = placeAfter(top, extra.filter((s) => s.menu?.group === 'main'), link);
-  return [...main, ...menu.slice(firstGroup), ...administration];
+  return out;
+}
+
+function menuLink(s: MenuScreen): MenuLink {
+  return { path: `/dashboard/${s.route}`, labelKey: s.menu?.label ?? s.title, icon: s.menu?.icon ?? 'pi-table', granted: true };
+}
+
+/**
+ * The whole menu: the hand-written entries with every metadata screen that asks for an entry
+ * in its group. Main entries sit among the top-level ones before the first group, settings
+ * entries in the Settings group, administration entries (Users, Roles, Audit Trail) after it.
+ */
+export function buildMenu(screens: MenuScreen[]): MenuEntry[] {
+  const inGroup = (group: string) => screens.filter((s) => s.menu?.group === group);
+  const firstGroup = MENU.findIndex(isGroup);
+  const top = MENU.slice(0, firstGroup).filter((e): e is MenuLink => !isGroup(e));
+  const groups = MENU.slice(firstGroup).map((entry) => (isGroup(entry) ? { ...entry, items: place(entry.items, inGroup(entry.id)) } : entry));
+  return [...place(top, inGroup('main')), ...groups, ...place([], inGroup('administration'))];
 }

@@ -5,7 +5,10 @@ import 'core-js/actual/iterator';
 import cssEscape from 'css.escape';
 import { afterEach, beforeEach } from 'vitest';
 import { cleanup, configure } from '@testing-library/react';
-import { initI18n } from '../i18n';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { load as loadYaml } from 'js-yaml';
+import i18n, { initI18n, SUPPORTED_LANGUAGES } from '../i18n';
 import { seedAppConfig } from './seedScreens';
 
 if (typeof globalThis.CSS === 'undefined') {
@@ -56,4 +59,17 @@ afterEach(() => {
 beforeEach(async () => {
   seedAppConfig();
   await initI18n('en');
+  addMetadataLabels();
 });
+
+/**
+ * The metadata's labels (../labels/<lang>.yaml beside views.yaml), which the app reads from the
+ * server at run time, merged as the app merges them, so components show what users see.
+ */
+let labels: Record<string, object> | undefined;
+function addMetadataLabels() {
+  labels ??= Object.fromEntries(
+    SUPPORTED_LANGUAGES.map((lang) => [lang, loadYaml(readFileSync(join(process.cwd(), '..', 'labels', `${lang}.yaml`), 'utf8')) as object]),
+  );
+  for (const [lang, tree] of Object.entries(labels)) i18n.addResourceBundle(lang, 'translation', tree, true, true);
+}

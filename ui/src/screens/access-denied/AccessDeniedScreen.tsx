@@ -1,12 +1,11 @@
 import { useNavigate } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import { Button } from 'primereact/button';
-import { getScreenIds } from '../../auth/session';
-import { firstPermittedPath } from '../../shell/menu';
 
 /**
  * Back in the app's own history; when there is none (the address was typed or opened from a
- * bookmark), the first screen the user may open, so Go Back never leaves the app.
+ * bookmark), the dashboard's start (the first screen the user may open), so Go Back never
+ * leaves the app.
  */
 function useGoBack() {
   const navigate = useNavigate();
@@ -14,7 +13,7 @@ function useGoBack() {
     const state: unknown = window.history.state;
     const index = typeof state === 'object' && state !== null ? (state as { idx?: unknown }).idx : undefined;
     if (typeof index === 'number' && index > 0) void navigate(-1);
-    else void navigate(firstPermittedPath(getScreenIds()), { replace: true });
+    else void navigate('/dashboard', { replace: true });
   };
 }
 

@@ -111,7 +111,7 @@ describe('home screen', () => {
     const { unmount } = renderScreen();
     const overdue = await screen.findByTestId('home-alert-overdue');
     expect(overdue.textContent).toContain('3 open items are past their SLA');
-    expect(overdue.querySelector('a')!.getAttribute('href')).toBe('/dashboard/screens/open-items?tab=openItems&OverdueDays=1..');
+    expect(overdue.querySelector('a')!.getAttribute('href')).toBe('/dashboard/open-items?tab=openItems&OverdueDays=1..');
     const rows = await screen.findAllByTestId('home-alert');
     expect(rows[0]!.textContent).toContain(en.home.alerts.kinds.fileMissing);
     expect(rows[0]!.textContent).toContain('No settlement file for Nuvei had come by 09:00 on 2026-03-10 (expected: nuvei).');
@@ -143,8 +143,8 @@ describe('home screen', () => {
     expect(card.querySelector('h2')!.textContent).toBe(en.home.approvals.title);
     const waiting = screen.getByTestId('home-approvals-waiting');
     expect(waiting.textContent).toBe('2 requests wait for your decision');
-    expect(waiting.querySelector('a')!.getAttribute('href')).toBe('/dashboard/screens/approvals');
-    expect(screen.getByTestId('home-approvals-link').getAttribute('href')).toBe('/dashboard/screens/approvals');
+    expect(waiting.querySelector('a')!.getAttribute('href')).toBe('/dashboard/approvals');
+    expect(screen.getByTestId('home-approvals-link').getAttribute('href')).toBe('/dashboard/approvals');
     const [approved, pending] = screen.getAllByTestId('home-approval');
     // the request in the reader's words (its code), else its English text
     expect(approved!.textContent).toContain('Force a match of 1254400000001 with 877 (Tickets vs Transactions), outside the tolerances');

@@ -31,9 +31,9 @@ describe('home links', () => {
 
 describe('openItemsLink', () => {
   it('opens the queue on an age bucket, open below for the first and above for the last, or on what is past its SLA', () => {
-    expect(openItemsLink({ from: 0, to: 2 })).toBe('/dashboard/screens/open-items?tab=openItems&AgeDays=..2');
-    expect(openItemsLink({ from: 3, to: 7 })).toBe('/dashboard/screens/open-items?tab=openItems&AgeDays=3..7');
-    expect(openItemsLink({ from: 31, to: null })).toBe('/dashboard/screens/open-items?tab=openItems&AgeDays=31..');
-    expect(openItemsLink('overdue')).toBe('/dashboard/screens/open-items?tab=openItems&OverdueDays=1..');
+    expect(openItemsLink({ from: 0, to: 2 })).toBe('/dashboard/open-items?tab=openItems&AgeDays=..2');
+    expect(openItemsLink({ from: 3, to: 7 })).toBe('/dashboard/open-items?tab=openItems&AgeDays=3..7');
+    expect(openItemsLink({ from: 31, to: null })).toBe('/dashboard/open-items?tab=openItems&AgeDays=31..');
+    expect(openItemsLink('overdue')).toBe('/dashboard/open-items?tab=openItems&OverdueDays=1..');
   });
 });

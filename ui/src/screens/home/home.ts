@@ -107,8 +107,8 @@ export const RECONCILE_PATH = '/dashboard/bank-settlement';
 export const TASKS_PATH = '/dashboard/tasks';
 export const IMPORTS_PATH = '/dashboard/financialdocument';
 export const REPORTS_PATH = '/dashboard/reports';
-export const OPEN_ITEMS_PATH = '/dashboard/screens/open-items';
-export const APPROVALS_PATH = '/dashboard/screens/approvals';
+export const OPEN_ITEMS_PATH = '/dashboard/open-items';
+export const APPROVALS_PATH = '/dashboard/approvals';
 /** Configuration Settings' tab of the intake schedules: what each last did. */
 export const SCHEDULES_PATH = '/dashboard/config-settings?tab=schedules';
 

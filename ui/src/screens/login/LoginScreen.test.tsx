@@ -56,6 +56,16 @@ describe('sign-in screen', () => {
   it('stores the session, applies the language and goes to the return URL', async () => {
     const data = success();
     const fetchMock = serverAnswers([200, { succeeded: true, data }]);
+    // After the sign-in the server answers the metadata screen's calls: its place in the list
+    // of granted screens and its description (the title is a label, in Swedish).
+    const users = { route: 'userslist', screen: 3, title: 'screens.userslist.title', tabs: [] };
+    fetchMock.mockImplementation(async (url: string) => {
+      const answer = (body: unknown) => new Response(JSON.stringify({ succeeded: true, data: body }), { status: 200 });
+      if (url.endsWith('/api/meta/screens')) return answer([users]);
+      if (url.endsWith('/api/meta/screens/userslist')) return answer(users);
+      if (url.includes('/api/meta/labels/')) return answer({});
+      return new Response(JSON.stringify({ succeeded: false, error: 'not found' }), { status: 404 });
+    });
     const { router } = renderAt('/login?returnUrl=%2Fdashboard%2Fuserslist');
     await screen.findByTestId('login-form');
     fill('lars', 'Secret123');

@@ -5,8 +5,7 @@ import { InputText } from 'primereact/inputtext';
 import { Button } from 'primereact/button';
 import { Message } from 'primereact/message';
 import { authApi, isTwoFactorChallenge, type LoginResult, type TwoFactorChallenge } from '../../api/auth';
-import { getScreenIds, getToken, saveSession } from '../../auth/session';
-import { firstPermittedPath } from '../../shell/menu';
+import { getToken, saveSession } from '../../auth/session';
 import { isTokenValid } from '../../auth/jwt';
 import { safeReturnUrl } from '../../auth/redirect';
 import { isSupportedLanguage } from '../../i18n';
@@ -34,7 +33,7 @@ export default function LoginScreen() {
   const [error, setError] = useState<string | null>(null);
 
   // Someone already signed in who lands here (bookmark, back button) goes straight on.
-  if (isTokenValid(getToken()) && !submitting) return <Navigate to={returnUrl ?? firstPermittedPath(getScreenIds())} replace />;
+  if (isTokenValid(getToken()) && !submitting) return <Navigate to={returnUrl ?? '/dashboard'} replace />;
 
   async function finish(result: LoginResult) {
     if (isTwoFactorChallenge(result)) {
@@ -45,7 +44,7 @@ export default function LoginScreen() {
     saveSession({ token: result.token, user: result.user, screenIds: result.screenIds, roles: result.roles });
     toast.clear();
     if (isSupportedLanguage(result.user.languageCode)) await i18n.changeLanguage(result.user.languageCode);
-    navigate(returnUrl ?? firstPermittedPath(result.screenIds), { replace: true });
+    navigate(returnUrl ?? '/dashboard', { replace: true }); // the dashboard's start: the first screen granted
   }
 
   async function run(call: () => Promise<LoginResult>) {

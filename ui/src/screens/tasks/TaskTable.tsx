@@ -16,6 +16,7 @@ import { formatDecimal, normalizeNumber } from '../../lib/decimal';
 import { fromIsoDate, toIsoDate } from '../../lib/dates';
 import { DateOfBirthInput } from '../../components/DateOfBirthInput';
 import type { ColumnMeta } from '../../engine/types';
+import { clampWidth } from '../../engine/grid/columnLayout';
 import { exportTasks, tasksApi, type Relations, type Task } from './api';
 import {
   clampPage,
@@ -23,7 +24,6 @@ import {
   DEFAULT_COLUMN_WIDTH,
   defaultPrefs,
   FILTER_DEBOUNCE_MS,
-  MIN_COLUMN_WIDTH,
   moveColumn,
   nextSort,
   normalizePrefs,
@@ -191,7 +191,7 @@ export function TaskTable() {
     event.stopPropagation();
     const startX = event.clientX;
     const startWidth = prefs ? columnWidth(prefs, key) : DEFAULT_COLUMN_WIDTH;
-    const move = (e: MouseEvent) => update((p) => ({ ...p, widths: { ...p.widths, [key]: Math.max(MIN_COLUMN_WIDTH, Math.round(startWidth + e.clientX - startX)) } }));
+    const move = (e: MouseEvent) => update((p) => ({ ...p, widths: { ...p.widths, [key]: clampWidth(startWidth + e.clientX - startX) } }));
     const up = () => {
       window.removeEventListener('mousemove', move);
       window.removeEventListener('mouseup', up);

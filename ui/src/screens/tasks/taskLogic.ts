@@ -6,11 +6,13 @@
  */
 import type { TFunction } from 'i18next';
 import { fromCents, toCents } from '../../lib/decimal';
+import { defaultLayout, moveKey, sanitizeLayout, type LayoutColumn } from '../../engine/grid/columnLayout';
+
+export { MIN_COLUMN_WIDTH } from '../../engine/grid/columnLayout';
 
 export const PAGE_SIZES = [10, 20, 50] as const;
 export const DEFAULT_PAGE_SIZE = 20;
 export const FILTER_DEBOUNCE_MS = 300;
-export const MIN_COLUMN_WIDTH = 50;
 export const DEFAULT_COLUMN_WIDTH = 120;
 /** A date and time (and its date filter, a picker in the user's format) needs more. */
 export const DATETIME_COLUMN_WIDTH = 160;
@@ -138,37 +140,28 @@ export interface GridPrefs {
   pageSize: number;
 }
 
+/** The task columns as the shared layout rules read them. */
+const LAYOUT_COLUMNS: LayoutColumn[] = TASK_COLUMNS.map((c) => ({ key: c.key, hidden: c.hiddenByDefault }));
+
 export function defaultPrefs(): GridPrefs {
-  return {
-    order: TASK_COLUMNS.map((c) => c.key),
-    widths: {},
-    hidden: TASK_COLUMNS.filter((c) => c.hiddenByDefault).map((c) => c.key),
-    filters: {},
-    pageSize: DEFAULT_PAGE_SIZE,
-  };
+  const { order, hidden } = defaultLayout(LAYOUT_COLUMNS);
+  return { order, widths: {}, hidden, filters: {}, pageSize: DEFAULT_PAGE_SIZE };
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * Stored preferences made safe to use: unknown columns dropped, columns added since kept in
- * their default place at the end, widths at least the minimum, page size one of the options.
+ * Stored preferences made safe to use: the columns by the grids' shared layout rules
+ * (engine/grid/columnLayout: unknown columns dropped, columns added since kept in their default
+ * place at the end, widths within the bounds), filters of known columns, the page size one of the
+ * options.
  */
 export function normalizePrefs(stored: unknown): GridPrefs {
   const out = defaultPrefs();
   if (!isRecord(stored)) return out;
+  const { order, hidden, widths } = sanitizeLayout(stored, LAYOUT_COLUMNS, { newColumns: 'end' });
+  Object.assign(out, { order, hidden, widths });
   const known = new Set(out.order);
-  if (Array.isArray(stored.order)) {
-    const order = stored.order.filter((k): k is string => typeof k === 'string' && known.has(k));
-    const unique = [...new Set(order)];
-    out.order = [...unique, ...out.order.filter((k) => !unique.includes(k))];
-  }
-  if (isRecord(stored.widths)) {
-    for (const [k, w] of Object.entries(stored.widths)) {
-      if (known.has(k) && typeof w === 'number' && Number.isFinite(w)) out.widths[k] = Math.max(MIN_COLUMN_WIDTH, Math.round(w));
-    }
-  }
-  if (Array.isArray(stored.hidden)) out.hidden = stored.hidden.filter((k): k is string => typeof k === 'string' && known.has(k));
   if (isRecord(stored.filters)) {
     for (const [k, v] of Object.entries(stored.filters)) if (known.has(k) && typeof v === 'string' && v !== '') out.filters[k] = v;
   }
@@ -180,16 +173,8 @@ export function columnWidth(prefs: GridPrefs, key: string): number {
   return prefs.widths[key] ?? (TASK_COLUMNS.find((c) => c.key === key)?.kind === 'datetime' ? DATETIME_COLUMN_WIDTH : DEFAULT_COLUMN_WIDTH);
 }
 
-/** The order after dropping `moved` on `target` (it takes the target's place). */
-export function moveColumn(order: string[], moved: string, target: string): string[] {
-  if (moved === target || !order.includes(moved) || !order.includes(target)) return order;
-  const without = order.filter((k) => k !== moved);
-  const at = without.indexOf(target);
-  const from = order.indexOf(moved);
-  const to = order.indexOf(target);
-  without.splice(from < to ? at + 1 : at, 0, moved);
-  return without;
-}
+/** The order after dropping `moved` on `target` (it takes the target's place): the grids' shared rule. */
+export const moveColumn = moveKey;
 
 // ---- the editor -----------------------------------------------------------------------------
 
