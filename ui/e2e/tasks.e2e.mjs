@@ -346,6 +346,59 @@ async function main() {
     await byTestId(page, 'language-option-en').click();
   });
 
+  // First finance user, item 7: documents are found by their ticket number and shown by
+  // reference; the internal ids are only a small second line (and what is sent, as before).
+  await check('Create Task by ticket number: a malformed number is told, the ticket and transaction found are ticked, the chips and the saved task show references, not ids', async () => {
+    const [ticketId, transactionId] = [ticketIds[1], transactionIds[1]];
+    const byNumber = `E2E By number ${stamp}`;
+    await byTestId(page, 'task-create').click();
+    await byTestId(page, 'task-editor').waitFor();
+    await byTestId(page, 'task-name').fill(byNumber);
+    await byTestId(page, 'task-link-number').fill('12345');
+    await byTestId(page, 'task-link-number').press('Enter');
+    const malformed = en.tasks.editor.links.badNumber.replace('{{value}}', '12345');
+    await byTestId(page, 'task-link-error').filter({ hasText: malformed }).waitFor();
+    await byTestId(page, 'task-link-number').fill(numbers[1]);
+    await Promise.all([
+      page.waitForResponse((r) => r.url().includes(`/api/TaskTT/candidates?ticketNumber=${numbers[1]}`) && r.status() === 200),
+      byTestId(page, 'task-link-number').press('Enter'),
+    ]);
+    const results = byTestId(page, 'task-link-results');
+    await results.waitFor();
+    const ticketRow = (await page.locator('label', { has: byTestId(page, `task-link-ticket-${ticketId}`) }).textContent()) ?? '';
+    assert(ticketRow.includes(numbers[1]) && ticketRow.includes('02-11-2026') && ticketRow.includes('50.00 USD'), `ticket row ${ticketRow}`);
+    const transactionRow = (await page.locator('label', { has: byTestId(page, `task-link-transaction-${transactionId}`) }).textContent()) ?? '';
+    assert(transactionRow.includes(numbers[1]) && transactionRow.includes('Bank A') && transactionRow.includes('40.00 USD'), `transaction row ${transactionRow}`);
+    await byTestId(page, `task-link-ticket-${ticketId}`).check();
+    await byTestId(page, `task-link-transaction-${transactionId}`).check();
+    const chipRef = (kind, id) => byTestId(page, `task-chip-${kind}-${id}`).locator('.task-chip__ref').textContent();
+    assert((await chipRef('ticket', ticketId)) === numbers[1], `ticket chip ${await chipRef('ticket', ticketId)}`);
+    assert((await chipRef('transaction', transactionId)) === `${numbers[1]} · Bank A`, `transaction chip ${await chipRef('transaction', transactionId)}`);
+    assert((await byTestId(page, 'task-ticket-ids').count()) === 0, 'the ids stay behind their toggle');
+    await shot(page, 'tasks-link-by-number-en');
+    const [res] = await Promise.all([
+      page.waitForResponse((r) => r.url().includes('/api/TaskTT/with-items') && r.request().method() === 'POST'),
+      byTestId(page, 'task-save').click(),
+    ]);
+    const sent = JSON.parse(res.request().postData() ?? '{}');
+    assert(JSON.stringify(sent.ticketIds) === JSON.stringify([ticketId]) && JSON.stringify(sent.transactionIds) === JSON.stringify([transactionId]), `sent ${JSON.stringify(sent)}`);
+    const made = (await res.json()).data;
+    await byTestId(page, 'task-created').waitFor();
+    await byTestId(page, 'task-created-close').click();
+    await byTestId(page, 'task-editor-dialog').waitFor({ state: 'detached' });
+    // Edit it: its documents by reference, from the task's relations.
+    await Promise.all([pagedAnswer(page, (u) => u.includes(`taskName:${byNumber}`)), byTestId(page, 'task-filter-taskName').fill(byNumber)]);
+    await byTestId(page, `task-edit-${made.id}`).click();
+    await byTestId(page, `task-chip-ticket-${ticketId}`).waitFor();
+    await page.waitForFunction(([id, n]) => document.querySelector(`[data-testid="task-chip-ticket-${id}"] .task-chip__ref`)?.textContent === n, [ticketId, numbers[1]]);
+    assert((await chipRef('transaction', transactionId)) === `${numbers[1]} · Bank A`, 'edit: the transaction by reference');
+    const links = (await byTestId(page, 'task-links').textContent()) ?? '';
+    assert(!links.includes(en.tasks.editor.links.unknownTicket.replace('{{id}}', ticketId)), `edit: a ticket by id: ${links}`);
+    await shot(page, 'tasks-link-edit-en');
+    await byTestId(page, 'task-cancel').click();
+    await byTestId(page, 'task-editor-dialog').waitFor({ state: 'detached' });
+  });
+
   // First user, second round, item 13: at 390 px the page was 460 px wide, Export and Previous cut.
   await check('phone width (390 x 844): no sideways scrolling, the toolbar and the pager whole', async () => {
     await page.setViewportSize({ width: 390, height: 844 });

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import i18n from '../../i18n';
 import { SessionKeys } from '../../auth/session';
 import { seedSession } from '../../test/helpers';
 import { ToastProvider } from '../../shell/toast';
@@ -34,6 +35,11 @@ describe('TaskEditorDialog', () => {
     const api = mockApi({ 'GET /api/Users/list': ok(users), 'POST /api/TaskTT/with-items': created({ ...task, id: 12 }) });
     const { onSaved } = renderEditor({ initial: { taskName: 'Reconciliation Review (1T / 1X)', remarks: 'Linked automatically', ticketIds: [1], transactionIds: [3] } });
     expect((screen.getByTestId('task-name') as HTMLInputElement).value).toBe('Reconciliation Review (1T / 1X)');
+    // Ids without a known reference: chips by id; the ids themselves behind the toggle.
+    expect(screen.getByTestId('task-chip-ticket-1').textContent).toContain('Ticket id 1');
+    expect(screen.getByTestId('task-chip-transaction-3').textContent).toContain('Transaction id 3');
+    expect(screen.queryByTestId('task-ticket-ids')).toBeNull();
+    fireEvent.click(screen.getByTestId('task-ids-toggle'));
     expect((screen.getByTestId('task-ticket-ids') as HTMLInputElement).value).toBe('1');
     fireEvent.click(screen.getByTestId('task-save'));
     await screen.findByTestId('task-created');
@@ -45,6 +51,7 @@ describe('TaskEditorDialog', () => {
   it('refuses ids that are not digits before calling, and keeps the dialog open with the input on a server error', async () => {
     const api = mockApi({ 'GET /api/Users/list': ok(users), 'POST /api/TaskTT/with-items': fail(400, 'ticketIds: no record with id 99.', 'ticketIds') });
     const { onSaved, onClose } = renderEditor({ initial: { taskName: 'X' } });
+    fireEvent.click(screen.getByTestId('task-ids-toggle'));
     fireEvent.change(screen.getByTestId('task-ticket-ids'), { target: { value: '1, 2a' } });
     fireEvent.click(screen.getByTestId('task-save'));
     await screen.findByTestId('task-error-ticketIds');
@@ -192,6 +199,149 @@ describe('TaskEditorDialog', () => {
       expect(message.closest('.p-toast-message-warn')).toBeTruthy();
       await waitFor(() => expect(screen.getByTestId('match-state-9').textContent).toBe('Open'));
       expect(api.callsTo('GET', '/api/TaskTT/7/relations')).toHaveLength(2);
+    });
+  });
+  // First finance user, item 7: documents are found by ticket number and shown by reference, not
+  // typed as database ids.
+  describe('linking documents by ticket number', () => {
+    const number = '1234567890123';
+    const candidates = {
+      tickets: [{ ticketId: 611, ticketNumber: number, transDate: '2026-11-02', paymentType: 'CC', countryCode: 'SE', localFareCurrency: 'SEK', transactionCode: 'T', totalFareIncludesFee: '150.00' }],
+      transactions: [
+        { transactionId: 812, clientUniqueId: number, date: '2026-11-03', acquiringBank: 'Adyen', paymentMethod: 'Visa', currency: 'SEK', transactionType: 'Sale', amount: '129.99', isManualAdjust: false, remarks: '', createdBy: 'x' },
+        { transactionId: 813, clientUniqueId: number, date: '2026-11-04', acquiringBank: 'Adyen', paymentMethod: 'Visa', currency: 'SEK', transactionType: 'Sale', amount: '20.01', isManualAdjust: true, remarks: '', createdBy: 'x' },
+      ],
+      ticketCount: 1, transactionCount: 2, ticketTotal: '150.00', transactionTotal: '150.00', balance: '0.00',
+    };
+    const empty = { tickets: [], transactions: [], ticketCount: 0, transactionCount: 0, ticketTotal: '0.00', transactionTotal: '0.00', balance: '0.00' };
+    const find = (value: string, how: 'enter' | 'button' = 'button') => {
+      fireEvent.change(screen.getByTestId('task-link-number'), { target: { value } });
+      if (how === 'enter') fireEvent.keyDown(screen.getByTestId('task-link-number'), { key: 'Enter' });
+      else fireEvent.click(screen.getByTestId('task-link-find'));
+    };
+
+    it('create: a malformed number and an unknown one are told beside the field; the found ticket and transaction are ticked, shown as chips by reference, and their ids are sent', async () => {
+      seedSession();
+      const api = mockApi({
+        'GET /api/Users/list': ok(users),
+        [`GET /api/TaskTT/candidates?ticketNumber=${number}`]: ok(candidates),
+        'GET /api/TaskTT/candidates?ticketNumber=9999999999999': ok(empty),
+        'POST /api/TaskTT/with-items': created({ ...task, id: 12 }),
+      });
+      renderEditor({ initial: { taskName: 'By number' } });
+      // Not 13 digits: said at once, nothing asked.
+      find('12345');
+      expect((await screen.findByTestId('task-link-error')).textContent).toBe('"12345" is not a ticket number: a ticket number has 13 digits.');
+      expect(api.calls.filter((c) => c.url.includes('candidates'))).toHaveLength(0);
+      // No document with it.
+      find('9999999999999', 'enter');
+      await waitFor(() => expect(screen.getByTestId('task-link-error').textContent).toBe('No ticket or transaction carries the number 9999999999999.'));
+      // Found (Enter, spaces tolerated): the ticket and the transaction by reference, the id only as a second line.
+      find(`1234 5678 90123`, 'enter');
+      const results = await screen.findByTestId('task-link-results');
+      expect(screen.queryByTestId('task-link-error')).toBeNull();
+      const ticketRow = screen.getByTestId('task-link-ticket-611').closest('label')!;
+      expect(ticketRow.querySelector('.task-candidate__ref')!.textContent).toBe(`${number} · 02-11-2026 · 150.00 SEK`);
+      expect(ticketRow.querySelector('.task-candidate__id')!.textContent).toBe('Ticket · id 611');
+      const transactionRow = screen.getByTestId('task-link-transaction-812').closest('label')!;
+      expect(transactionRow.querySelector('.task-candidate__ref')!.textContent).toBe(`${number} · Adyen · 03-11-2026 · 129.99 SEK`);
+      expect(transactionRow.querySelector('.task-candidate__id')!.textContent).toBe('Transaction · id 812');
+      // A manual adjustment belongs to its task: not offered.
+      expect(within(results).queryByTestId('task-link-transaction-813')).toBeNull();
+      // Tick both: chips labelled by reference, the id small beside it.
+      fireEvent.click(screen.getByTestId('task-link-ticket-611'));
+      fireEvent.click(screen.getByTestId('task-link-transaction-812'));
+      const ticketChip = screen.getByTestId('task-chip-ticket-611');
+      expect(ticketChip.querySelector('.task-chip__ref')!.textContent).toBe(number);
+      expect(ticketChip.querySelector('.task-chip__id')!.textContent).toBe('id 611');
+      expect(ticketChip.getAttribute('title')).toBe(`Ticket · ${number} · 02-11-2026 · 150.00 SEK · id 611`);
+      expect(screen.getByTestId('task-chip-transaction-812').querySelector('.task-chip__ref')!.textContent).toBe(`${number} · Adyen`);
+      expect(within(screen.getByTestId('task-chips-tickets')).getByText('Tickets (1)')).toBeTruthy();
+      // A chip's remove button unticks it; ticking again brings it back.
+      fireEvent.click(screen.getByTestId('task-chip-remove-transaction-812'));
+      expect(screen.queryByTestId('task-chip-transaction-812')).toBeNull();
+      expect((screen.getByTestId('task-link-transaction-812') as HTMLInputElement).checked).toBe(false);
+      fireEvent.click(screen.getByTestId('task-link-transaction-812'));
+      expect((screen.getByTestId('task-link-ticket-611') as HTMLInputElement).checked).toBe(true);
+      fireEvent.click(screen.getByTestId('task-save'));
+      await screen.findByTestId('task-created');
+      expect(api.callsTo('POST', '/api/TaskTT/with-items')[0]!.body).toMatchObject({ taskName: 'By number', ticketIds: [611], transactionIds: [812] });
+    });
+
+    it("the lookup's errors are in the reader's language", async () => {
+      seedSession();
+      await i18n.changeLanguage('sv');
+      mockApi({ 'GET /api/Users/list': ok(users), 'GET /api/TaskTT/candidates?ticketNumber=9999999999999': ok(empty) });
+      renderEditor({});
+      find('12a');
+      expect((await screen.findByTestId('task-link-error')).textContent).toBe('"12a" är inget biljettnummer: ett biljettnummer har 13 siffror.');
+      find('9999999999999');
+      await waitFor(() => expect(screen.getByTestId('task-link-error').textContent).toBe('Ingen biljett eller transaktion har numret 9999999999999.'));
+    });
+
+    it('edit: the linked documents show as chips by reference; a found one is added to them and the ids are sent', async () => {
+      seedSession();
+      const api = mockApi({
+        'GET /api/Users/list': ok(users),
+        'GET /api/TaskTT/7': ok({ ...task, ticketIds: [1], transactionIds: [3] }),
+        'GET /api/TaskTT/7/relations': ok(relations),
+        'GET /api/TaskTT/7/history': ok([]),
+        [`GET /api/TaskTT/candidates?ticketNumber=${number}`]: ok(candidates),
+        'PUT /api/TaskTT/7': ok(task),
+      });
+      renderEditor({ mode: 'edit', taskId: 7 });
+      const ticketChip = await screen.findByTestId('task-chip-ticket-1');
+      await waitFor(() => expect(ticketChip.querySelector('.task-chip__ref')!.textContent).toBe('1234567890100'));
+      expect(screen.getByTestId('task-chip-transaction-3').querySelector('.task-chip__ref')!.textContent).toBe('1234567890100 · A');
+      expect(screen.getByTestId('task-chip-transaction-3').querySelector('.task-chip__id')!.textContent).toBe('id 3');
+      expect(screen.queryByText('Ticket id 1')).toBeNull();
+      find(number);
+      fireEvent.click(await screen.findByTestId('task-link-ticket-611'));
+      expect(screen.getByTestId('task-chip-ticket-611').querySelector('.task-chip__ref')!.textContent).toBe(number);
+      fireEvent.click(screen.getByTestId('task-save'));
+      await waitFor(() => expect(api.callsTo('PUT', '/api/TaskTT/7')).toHaveLength(1));
+      expect(api.callsTo('PUT', '/api/TaskTT/7')[0]!.body).toMatchObject({ ticketIds: [1, 611], transactionIds: [3] });
+    });
+
+    it('the lookup refused (403): a line says why, and the ids can be entered behind the toggle', async () => {
+      seedSession();
+      const api = mockApi({
+        'GET /api/Users/list': ok(users),
+        [`GET /api/TaskTT/candidates?ticketNumber=${number}`]: fail(403, 'Forbidden'),
+        'POST /api/TaskTT/with-items': created({ ...task, id: 12 }),
+      });
+      renderEditor({ initial: { taskName: 'By id' } });
+      find(number);
+      expect((await screen.findByTestId('task-link-unavailable')).textContent).toContain('Finding documents by ticket number needs the Reconcile screen');
+      expect(screen.queryByTestId('task-link-number')).toBeNull();
+      expect(screen.queryByTestId('task-link-error')).toBeNull();
+      fireEvent.click(screen.getByTestId('task-ids-toggle'));
+      const ids = screen.getByTestId('task-ticket-ids') as HTMLInputElement;
+      expect(ids.disabled).toBe(false);
+      fireEvent.change(ids, { target: { value: '611' } });
+      fireEvent.change(screen.getByTestId('task-transaction-ids'), { target: { value: '812' } });
+      expect(screen.getByTestId('task-chip-ticket-611').textContent).toContain('Ticket id 611');
+      fireEvent.click(screen.getByTestId('task-save'));
+      await screen.findByTestId('task-created');
+      expect(api.callsTo('POST', '/api/TaskTT/with-items')[0]!.body).toMatchObject({ ticketIds: [611], transactionIds: [812] });
+    });
+
+    it('without the Reconcile screen: no lookup, the links read-only, the ids shown on request', async () => {
+      seedSession({ screenIds: [14] });
+      const api = mockApi({
+        'GET /api/Users/list': ok(users),
+        'GET /api/TaskTT/7': ok({ ...task, ticketIds: [1], transactionIds: [3] }),
+        'GET /api/TaskTT/7/relations': ok(relations),
+        'GET /api/TaskTT/7/history': ok([]),
+      });
+      renderEditor({ mode: 'edit', taskId: 7 });
+      await waitFor(() => expect(screen.getByTestId('task-chip-ticket-1').querySelector('.task-chip__ref')!.textContent).toBe('1234567890100'));
+      expect(screen.getByTestId('task-link-unavailable').textContent).toContain('Linking tickets and transactions needs the Reconcile screen');
+      expect(screen.queryByTestId('task-link-number')).toBeNull();
+      expect(screen.queryByTestId('task-chip-remove-ticket-1')).toBeNull();
+      fireEvent.click(screen.getByTestId('task-ids-toggle'));
+      expect((screen.getByTestId('task-ticket-ids') as HTMLInputElement).disabled).toBe(true);
+      expect(api.calls.filter((c) => c.url.includes('candidates'))).toHaveLength(0);
     });
   });
 });

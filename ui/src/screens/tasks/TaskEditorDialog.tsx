@@ -8,6 +8,9 @@
  *     onClose={close} onSaved={(task) => ...} />
  *   <TaskEditorDialog mode="edit" taskId={42} onClose={close} onSaved={reload} />
  *
+ * The links are found by ticket number and shown by reference (DocumentLinks); what is sent stays
+ * the ids.
+ *
  * Decided against the spec (section 8): a failed save, adjustment or deletion shows the error and
  * keeps the dialog open with what the user typed; nothing is reported as saved that was not.
  */
@@ -28,11 +31,12 @@ import { formatDecimal } from '../../lib/decimal';
 import { datePattern, fromIsoDate, toIsoDate } from '../../lib/dates';
 import { useCurrentUser } from '../../auth/useSession';
 import { DateOfBirthInput } from '../../components/DateOfBirthInput';
-import { tasksApi, userId, userName, type Closing, type HistoryEntry, type Relations, type Task, type TaskTransaction, type UserOption } from './api';
+import { tasksApi, userId, userName, type Closing, type HistoryEntry, type Relations, type Task, type TaskTicket, type TaskTransaction, type UserOption } from './api';
 import { adjustmentDefaults, idsText, parseIds, validAdjustmentAmount, type AdjustmentDraft } from './taskLogic';
 import { useErrorText } from './errorText';
 import { HistoryList } from './HistoryList';
 import { TicketTable, TransactionTable } from './RelationTables';
+import { DocumentLinks } from './DocumentLinks';
 import './tasks.css';
 
 /** What Create Task can be opened with (all optional). */
@@ -43,6 +47,9 @@ export interface TaskEditorInitial {
   remarks?: string;
   ticketIds?: number[];
   transactionIds?: number[];
+  /** The linked documents themselves, when the caller has them: their chips show references, not ids. */
+  tickets?: TaskTicket[];
+  transactions?: TaskTransaction[];
 }
 
 export interface TaskEditorDialogProps {
@@ -190,6 +197,14 @@ function TaskEditor({ mode, taskId, initial, onClose, onSaved }: Omit<TaskEditor
     [users],
   );
   const statusOptions = STATUSES.map((s) => ({ value: s, label: t(`tasks.status.${s}`) }));
+  /** The documents whose references the chips can show: the task's as saved, and the caller's. */
+  const known = useMemo(
+    () => ({
+      tickets: [...(initial?.tickets ?? []), ...(relations?.tickets ?? [])],
+      transactions: [...(initial?.transactions ?? []), ...(relations?.transactions ?? [])],
+    }),
+    [initial, relations],
+  );
 
   const save = async () => {
     const problems: Record<string, string> = {};
@@ -363,34 +378,14 @@ function TaskEditor({ mode, taskId, initial, onClose, onSaved }: Omit<TaskEditor
           <InputTextarea value={draft.remarks} rows={2} maxLength={2000} onChange={(e) => set('remarks', e.target.value)} data-testid="task-remarks" />
           {fieldError('remarks')}
         </label>
-        <label className="task-field">
-          <span>{t('tasks.editor.ticketIds')}</span>
-          <InputText
-            value={draft.ticketIds}
-            onChange={(e) => set('ticketIds', e.target.value)}
-            placeholder={t('tasks.editor.idsHint')}
-            inputMode="numeric"
-            invalid={!!errors.ticketIds}
-            disabled={!canLink}
-            title={canLink ? undefined : t('tasks.editor.linkNeedsReconcile')}
-            data-testid="task-ticket-ids"
-          />
-          {fieldError('ticketIds')}
-        </label>
-        <label className="task-field">
-          <span>{t('tasks.editor.transactionIds')}</span>
-          <InputText
-            value={draft.transactionIds}
-            onChange={(e) => set('transactionIds', e.target.value)}
-            placeholder={t('tasks.editor.idsHint')}
-            inputMode="numeric"
-            invalid={!!errors.transactionIds}
-            disabled={!canLink}
-            title={canLink ? undefined : t('tasks.editor.linkNeedsReconcile')}
-            data-testid="task-transaction-ids"
-          />
-          {fieldError('transactionIds')}
-        </label>
+        <DocumentLinks
+          ticketIds={draft.ticketIds}
+          transactionIds={draft.transactionIds}
+          onChange={set}
+          known={known}
+          canLink={canLink}
+          errors={{ ticketIds: fieldError('ticketIds'), transactionIds: fieldError('transactionIds') }}
+        />
       </div>
 
       {mode === 'edit' && relations && (

@@ -165,6 +165,9 @@ export const tasksApi = {
   patchField: (id: number, field: 'TaskName' | 'Remarks', value: string, version: string) =>
     apiRequest<Task>('PATCH', `/TaskTT/${id}/field?field=${field}&version=${encodeURIComponent(version)}`, value, { quiet: true }),
   relations: (id: number) => apiRequest<Relations>('GET', `/TaskTT/${id}/relations`, undefined, { quiet: true }),
+  /** The tickets and transactions carrying a ticket number (needs the Reconcile screen too: else 403). */
+  candidates: (ticketNumber: string) =>
+    apiRequest<Relations>('GET', `/TaskTT/candidates?ticketNumber=${encodeURIComponent(ticketNumber)}`, undefined, { quiet: true }),
   history: (id: number) => apiRequest<HistoryEntry[]>('GET', `/TaskTT/${id}/history`, undefined, { quiet: true }),
   addAdjustment: (id: number, input: AdjustmentInput) => api.post<AdjustmentResult>(`/TaskTT/${id}/manual-adjust`, input),
   deleteAdjustment: (id: number, transactionId: number) => api.delete<void>(`/TaskTT/${id}/manual-adjust/${transactionId}`),
