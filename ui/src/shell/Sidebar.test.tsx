@@ -5,12 +5,15 @@ import { Sidebar } from './Sidebar';
 import { seedSession } from '../test/helpers';
 import { mockApi } from '../test/apiMock';
 import { grantedScreens } from '../test/metadataScreens';
-import { clearSession } from '../auth/session';
+import { act } from 'react';
+import { clearSession, updateCurrentUser } from '../auth/session';
+
+let api: ReturnType<typeof mockApi>;
 
 beforeEach(() => {
   // Each test is a new session, so the metadata screens are read again (once per session).
   clearSession();
-  mockApi({ 'GET /api/meta/screens': grantedScreens });
+  api = mockApi({ 'GET /api/meta/screens': grantedScreens });
 });
 
 function renderSidebar(path = '/dashboard/home', screenIds?: number[]) {
@@ -81,6 +84,16 @@ describe('sidebar', () => {
     ]);
     expect(screen.getByText('Exchange Rates').closest('a')?.className).toContain('is-active');
     expect(hrefOf('Exchange Rates')).toBe('/dashboard/cera-settings');
+  });
+
+  // A language switch changes the session but not the grants: the metadata entries stay, and are
+  // not read again (a browser test caught the menu shrinking to the hand-written entries then).
+  it('keeps the metadata entries through a language switch', async () => {
+    renderSidebar('/dashboard/financialdocument', [2, 9, 12]);
+    await screen.findByText('Extraction Logs');
+    act(() => updateCurrentUser({ languageCode: 'sv' }));
+    expect(entries()).toEqual(['Data Import', 'Extraction Logs', 'Settings']);
+    expect(api.callsTo('GET', '/api/meta/screens')).toHaveLength(1);
   });
 
   it('shows only the entries the roles grant', async () => {

@@ -31,6 +31,7 @@ function serve(stored: unknown, view: ViewMeta = countryView, put: Reply = ok(nu
 }
 
 /** The header labels in screen order, and which of them are frozen. */
+/** The header texts, pinned ones marked (wait for them: the grid lays its columns out once it has measured itself). */
 function headers() {
   return screen.getAllByRole('columnheader').map((h) => `${h.textContent ?? ''}${h.className.includes('rdg-cell-frozen-start') ? ' [pinned]' : ''}`);
 }
@@ -55,7 +56,7 @@ describe('GridView layout kept per user', () => {
     const api = serve({ layout: { order: ['Amount', 'CountryCode', 'CountryName'], hidden: ['CountryName'], pinned: ['CountryCode'], widths: { CountryCode: 222 } } });
     renderGrid();
     await screen.findByText('C00'); // the name is hidden
-    expect(headers()).toEqual(['Country Code [pinned]', 'Amount']);
+    await waitFor(() => expect(headers()).toEqual(['Country Code [pinned]', 'Amount']));
     expect(api.callsTo('GET', PREFS)).toHaveLength(1);
     // The widths the user dragged to come back.
     const template = (document.querySelector('.rdg') as HTMLElement).style.gridTemplateColumns;
@@ -69,7 +70,7 @@ describe('GridView layout kept per user', () => {
     serve({}, view);
     renderGrid();
     await screen.findByText('Country 0');
-    expect(headers()).toEqual(['Amount [pinned]', 'Country Code', 'Country Name']);
+    await waitFor(() => expect(headers()).toEqual(['Amount [pinned]', 'Country Code', 'Country Name']));
   });
 
   it('hides, pins and moves columns from the chooser, writes each change a moment later, and resets the layout', async () => {
@@ -144,7 +145,7 @@ describe('GridView layout kept per user', () => {
     fireEvent.click(screen.getByTestId('column-pin-CountryName'));
     expect(await screen.findByText('A user keeps at most 10 preferences; this would be one more.')).toBeTruthy();
     expect(screen.getByText('Table layout not saved')).toBeTruthy();
-    expect(headers()).toEqual(['Country Name [pinned]', 'Country Code', 'Amount']);
+    await waitFor(() => expect(headers()).toEqual(['Country Name [pinned]', 'Country Code', 'Amount']));
   });
 
   it('writes nothing over what is stored when the read failed, and says so on the first change', async () => {
@@ -154,7 +155,7 @@ describe('GridView layout kept per user', () => {
     await openChooser();
     fireEvent.click(screen.getByTestId('column-pin-Amount'));
     expect(await screen.findByText('Your saved table layout could not be read, so changes are not saved for now.')).toBeTruthy();
-    expect(headers()[0]).toBe('Amount [pinned]');
+    await waitFor(() => expect(headers()[0]).toBe('Amount [pinned]'));
     expect(api.callsTo('PUT', PREFS)).toHaveLength(0);
   });
 

@@ -19,6 +19,7 @@ import { errorText, realIds, reconApi, WRITEOFF_RULE, type ChainRef, type LevelD
 import { RecordGrid } from './RecordGrid';
 import type { UndoTarget } from './UndoMatchDialog';
 import type { TaskLinks } from './CreateTaskFromDetails';
+import type { TaskTicket, TaskTransaction } from '../tasks/api';
 
 const c = (field: string, type: RecordColumn['type'] = 'text', width?: number): RecordColumn => (width ? { field, type, width } : { field, type });
 /** The report row's day as the details call takes it (yyyy-MM-dd); shown, it is in the user's format (detailContext). */
@@ -135,6 +136,25 @@ export function detailUndoTarget(level: LevelDef, spec: DetailSpec, kind: Record
   };
 }
 
+const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
+
+/** A ticket of the tickets-vs-transactions details as the task editor shows it (by its number). */
+function taskTicket(r: Row): TaskTicket {
+  return {
+    ticketId: Number(r.id), ticketNumber: text(r.TicketNumber), transDate: text(r.TransactionDate), paymentType: text(r.PaymentType),
+    countryCode: text(r.CountryCode), localFareCurrency: text(r.Currency), transactionCode: text(r.TransactionCode), totalFareIncludesFee: text(r.TotalFareWithFees),
+  };
+}
+
+/** A transaction of the same details as the task editor shows it (by its client id and bank). */
+function taskTransaction(r: Row): TaskTransaction {
+  return {
+    transactionId: Number(r.id), clientUniqueId: text(r.ClientUniqueID), date: text(r.ProcessingDate), acquiringBank: text(r.AcquiringBank),
+    paymentMethod: '', currency: text(r.currency), transactionType: '', amount: text(r.Amount), isManualAdjust: r.IsManualAdjust === true,
+    remarks: '', createdBy: '',
+  };
+}
+
 export function DetailsDialog({
   level,
   row,
@@ -241,7 +261,15 @@ export function DetailsDialog({
               icon="pi pi-plus"
               label={t('recon.details.createTask')}
               disabled={!data}
-              onClick={() => onCreateTask({ ticketIds: ids(data?.item1), transactionIds: ids(data?.item2), context })}
+              onClick={() =>
+                onCreateTask({
+                  ticketIds: ids(data?.item1),
+                  transactionIds: ids(data?.item2),
+                  tickets: (data?.item1 ?? []).map(taskTicket),
+                  transactions: (data?.item2 ?? []).map(taskTransaction),
+                  context,
+                })
+              }
               data-testid="details-create-task"
             />
           )}

@@ -8,7 +8,7 @@ import { FOURTH_LEVEL, testLevel } from './levelFixtures';
 import { ManualReconcileDialog } from './ManualReconcileDialog';
 import { UndoMatchDialog, type UndoTarget } from './UndoMatchDialog';
 import { SessionKeys } from '../../auth/session';
-import { CreateTaskFromDetails } from './CreateTaskFromDetails';
+import { CreateTaskFromDetails, type TaskLinks } from './CreateTaskFromDetails';
 import { DetailsDialog } from './DetailsDialog';
 
 // Dialogs with two data grids render slowly on a busy two-core machine.
@@ -702,6 +702,16 @@ describe('CreateTaskFromDetails', () => {
     await screen.findByTestId('task-created');
   });
 
+  it('shows the linked documents by reference when the details pass them', async () => {
+    mockApi({ 'GET /api/Users/list': ok([]) });
+    const ticket = { ticketId: 1, ticketNumber: '1254400000001', transDate: '2026-11-01', paymentType: 'CC', countryCode: 'US', localFareCurrency: 'USD', transactionCode: '', totalFareIncludesFee: '250.00' };
+    const transaction = { transactionId: 3, clientUniqueId: '1254400000001', date: '2026-11-01', acquiringBank: 'Bank A', paymentMethod: '', currency: 'USD', transactionType: '', amount: '250.00', isManualAdjust: false, remarks: '', createdBy: '' };
+    wrap(<CreateTaskFromDetails links={{ ...links, ticketIds: [1], tickets: [ticket], transactions: [transaction] }} onClose={() => {}} />);
+    expect((await screen.findByTestId('task-chip-ticket-1')).textContent).toContain('1254400000001');
+    expect(screen.getByTestId('task-chip-transaction-3').textContent).toContain('1254400000001');
+    expect(screen.getByTestId('task-chip-ticket-1').textContent).not.toMatch(/Ticket id 1\b/);
+  });
+
   it('renders nothing without links', () => {
     mockApi({});
     wrap(<CreateTaskFromDetails links={null} onClose={() => {}} />);
@@ -736,7 +746,16 @@ describe('DetailsDialog', () => {
     fireEvent.click(screen.getByTestId('details-chain-transaction-3'));
     expect(onChain).toHaveBeenCalledWith({ kind: 'transaction', id: 3 });
     fireEvent.click(screen.getByTestId('details-create-task'));
-    expect(onCreateTask).toHaveBeenCalledWith({ ticketIds: [1, 2], transactionIds: [3], context: 'USD · 03-11-2026 · CC · US' });
+    expect(onCreateTask).toHaveBeenCalledWith(
+      expect.objectContaining({ ticketIds: [1, 2], transactionIds: [3], context: 'USD · 03-11-2026 · CC · US' }),
+    );
+    // The documents themselves go along, so the task editor shows them by reference.
+    const links = onCreateTask.mock.calls[0]![0] as TaskLinks;
+    expect(links.tickets?.map((k) => [k.ticketId, k.ticketNumber, k.totalFareIncludesFee, k.localFareCurrency])).toEqual([
+      [1, '1254400000001', '250.00', 'USD'],
+      [2, '1254400000002', '99.00', 'USD'],
+    ]);
+    expect(links.transactions?.map((x) => [x.transactionId, x.clientUniqueId, x.amount, x.currency])).toEqual([[3, '1254400000001', '250.00', 'USD']]);
   });
 
   const groupRecords = {
