@@ -16,7 +16,8 @@ import (
 // operators it accepts, how a client value is parsed and checked, how a
 // database value is written as JSON and as an export cell, which PostgreSQL
 // types may back it, its form schema, its sort and its filter conditions.
-// The rest of the engine asks the type; nothing else looks at a type's name.
+// The rest of the engine asks the type; only a few rules name the type they
+// require (a message column is text, a version column a datetime or an int).
 type FieldType struct {
 	Name string
 	// Ops are the filter operators the type accepts; DefaultOp is the one a
