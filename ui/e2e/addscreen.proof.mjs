@@ -108,13 +108,26 @@ async function main() {
 
     await check('the files are written; the running server takes them (--watch), no build in between', async () => {
       writeScreenFiles();
-      const deadline = Date.now() + 4 * TIMEOUT;
-      for (;;) {
-        const screens = (await callApi(page, 'GET', '/meta/screens')).body;
-        if (screens.data.some((s) => s.route === 'dialling-codes')) break;
-        assert(Date.now() < deadline, 'the server did not take the new screen');
-        await page.waitForTimeout(250); // polling the server for the reload, a condition
-      }
+      // The condition: the running server lists the new screen. Each look asks it once more
+      // (a look starts a request when none is under way and reads the last answer).
+      await page.waitForFunction(
+        () => {
+          const w = /** @type {any} */ (window);
+          if (!w.screensProbe) {
+            w.screensProbe = fetch('/api/meta/screens', { headers: { Authorization: `Bearer ${localStorage.getItem('token')}` } })
+              .then((answer) => answer.json())
+              .then((body) => {
+                w.screensListed = body.data.some((s) => s.route === 'dialling-codes');
+              })
+              .finally(() => {
+                w.screensProbe = null;
+              });
+          }
+          return w.screensListed === true;
+        },
+        null,
+        { timeout: 4 * TIMEOUT, polling: 250 },
+      );
       const labels = (await callApi(page, 'GET', '/meta/labels/sv')).body;
       assert(labels.data.screens.diallingCodes.title === sv.screens, `Swedish labels ${JSON.stringify(labels.data.screens.diallingCodes)}`);
     });
