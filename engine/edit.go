@@ -75,19 +75,21 @@ func (e *Engine) UpdateRow(ctx context.Context, r RowEdit) (map[string]any, erro
 	}
 	set := goqu.Record{}
 	var cols []*Column
+	written := map[string]any{} // the values as saved: after their transforms
 	for field, raw := range r.Values {
 		c := v.column(field)
 		if c == nil || !c.Editable {
 			return nil, Invalid(field, "%s is not an editable field of %s.", field, v.Name).With("edit.notEditable", "field", field)
 		}
-		written := applyTransforms(raw, c.Transform)
-		val, err := c.ParseValue(written)
+		w := applyTransforms(raw, c.Transform)
+		val, err := c.ParseValue(w)
 		if err != nil {
 			return nil, err
 		}
-		if err := checkRange(c.Field, c.Min, c.Max, written); err != nil {
+		if err := checkRange(c.Field, c.Min, c.Max, w); err != nil {
 			return nil, err
 		}
+		written[c.Field] = w
 		set[c.Column] = val
 		cols = append(cols, c)
 	}
@@ -143,7 +145,7 @@ func (e *Engine) UpdateRow(ctx context.Context, r RowEdit) (map[string]any, erro
 		before, after := map[string]any{}, map[string]any{}
 		for i, c := range cols {
 			before[c.Field] = c.jsonValue(vals[i])
-			after[c.Field] = r.Values[c.Field]
+			after[c.Field] = written[c.Field]
 		}
 		if versionCol != nil && !sameVersion(versionCol, vals[len(cols)], versionVal) {
 			return Conflict("This row was changed by someone else after you loaded it. Reload the grid and edit it again; nothing was saved.").With("edit.stale")
@@ -160,15 +162,15 @@ func (e *Engine) UpdateRow(ctx context.Context, r RowEdit) (map[string]any, erro
 			return err
 		}
 		if v.AfterEdit != "" {
-			written := make([]string, len(cols))
+			columns := make([]string, len(cols))
 			for i, c := range cols {
-				written[i] = c.Column
+				columns[i] = c.Column
 			}
-			if _, err := tx.Exec(ctx, "select "+pgx.Identifier{v.AfterEdit}.Sanitize()+"($1, $2)", keyVal, written); err != nil {
+			if _, err := tx.Exec(ctx, "select "+pgx.Identifier{v.AfterEdit}.Sanitize()+"($1, $2)", keyVal, columns); err != nil {
 				return err
 			}
 		}
-		if err := Audit(ctx, tx, AuditEntry{Action: "grid.edit", Entity: v.Name, EntityID: fmt.Sprint(r.Key), Before: before, After: after}); err != nil {
+		if err := Audit(ctx, tx, AuditEntry{Action: "grid.edit", Entity: v.AuditEntity(), EntityID: fmt.Sprint(r.Key), Before: before, After: after}); err != nil {
 			return err
 		}
 		q := &query{view: v, from: v.from(nil), where: goqu.I(key.Column).Eq(keyVal)}

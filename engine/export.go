@@ -64,6 +64,9 @@ type Export struct {
 	// columns in each row (selected after cols).
 	msgs    *messageTexts
 	msgCols map[int][2]int
+	// labels: the enum and badge columns' values as the grid shows them, in
+	// the caller's language (valuelabels.go).
+	labels *columnLabels
 	// CutAt is set when the file holds only the first CutAt rows of more
 	// (XLSX past MaxXLSXRows); the handler tells the client before streaming.
 	CutAt int
@@ -131,6 +134,7 @@ func (e *Engine) PrepareExport(ctx context.Context, r ExportRequest, dateFormat 
 			}
 		}
 	}
+	x.labels = e.exportLabels(q.view, x.cols, ActorFrom(ctx).Language)
 	sub := &query{view: &view, from: q.from, where: q.where, order: q.order}
 	ds := sub.dataset()
 	if x.format == "xlsx" {
@@ -206,12 +210,12 @@ func (x *Export) writeCSV(rows pgx.Rows, w io.Writer) error {
 	return bw.Flush()
 }
 
-// value is the value of column i in a row: a message column's text in the
-// caller's language, as the grid shows it.
+// value is the value of column i in a row as the grid shows it: a message
+// column's text and an enum's or badge's label in the caller's language.
 func (x *Export) value(i int, vals []any) any {
 	m, ok := x.msgCols[i]
 	if !ok {
-		return vals[i]
+		return x.labels.label(i, x.cols[i], vals[i])
 	}
 	str := func(v any) string { s, _ := v.(string); return s }
 	text := x.msgs.render(str(vals[m[0]]), str(vals[m[1]]), str(vals[i]), goDateLayout(strings.TrimSuffix(x.dateFormat, ":ss"), true), x.zone)

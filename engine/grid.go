@@ -46,6 +46,9 @@ type Engine struct {
 	now     func() time.Time
 	// messages renders message columns in the caller's language (nil: stored texts).
 	messages Messages
+	// texts are the UI's own texts by key, which a metadata label may nest
+	// ($t(key)); nil: none.
+	texts    Messages
 	lanes    *Lanes // nil: no quick and heavy lanes
 	noDemand bool
 	// building, buildAgain: indexes made on demand are being built, and
@@ -67,6 +70,10 @@ type Options struct {
 	// Messages are the UI's server-message texts: with them, filters and
 	// exports of a message column use the text in the caller's language.
 	Messages Messages
+	// Texts are the UI's own texts by dotted key (a label may nest one as
+	// $t(key)): with them an export writes enum and badge values as the
+	// grid shows them.
+	Texts Messages
 	// Lanes keep heavy grid reads from starving quick ones (nil: none).
 	Lanes *Lanes
 	// NoDemand: slow reads make no indexes on demand (benchmarks measuring
@@ -76,7 +83,7 @@ type Options struct {
 
 // New returns an engine over validated metadata.
 func New(o Options) *Engine {
-	e := &Engine{pool: o.Pool, read: o.ReadPool, timeout: o.QueryTimeout, log: o.Log, now: o.Now, messages: o.Messages, lanes: o.Lanes, noDemand: o.NoDemand}
+	e := &Engine{pool: o.Pool, read: o.ReadPool, timeout: o.QueryTimeout, log: o.Log, now: o.Now, messages: o.Messages, texts: o.Texts, lanes: o.Lanes, noDemand: o.NoDemand}
 	if e.read == nil {
 		e.read = o.Pool
 	}

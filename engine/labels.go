@@ -145,6 +145,9 @@ func (md *Metadata) LabelKeys() map[string]string {
 		for _, p := range v.Params {
 			use(p.Label, where+" param "+p.Name)
 		}
+		for _, d := range v.Meta().Details {
+			use(d.Title, where+" details")
+		}
 		if rs := v.RowStatus; rs != nil {
 			for _, b := range rs.Values {
 				use(b.Label, where+" rowStatus")

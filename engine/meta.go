@@ -20,6 +20,16 @@ type ViewMeta struct {
 	MaxPageSize int          `json:"maxPageSize"`
 	Params      []*Param     `json:"params,omitempty"`
 	RowStatus   *RowStatus   `json:"rowStatus,omitempty"`
+	// Details are the expander row's grids (views.yaml details), titled
+	// views.<view>.title.
+	Details []DetailMeta `json:"details,omitempty"`
+}
+
+// DetailMeta is one grid of the expander row.
+type DetailMeta struct {
+	View  string `json:"view"`
+	Field string `json:"field"`
+	Title string `json:"title"` // translation key
 }
 
 // ColumnMeta describes one column to the UI.
@@ -43,6 +53,9 @@ type ColumnMeta struct {
 func (v *View) Meta() ViewMeta {
 	m := ViewMeta{Name: v.Name, Key: v.Key, Screen: v.Screen, Export: v.Export, Editable: v.Table != "",
 		EditName: v.EditName, Version: v.Version, DefaultSort: v.DefaultSort, CountCap: CountCap, MaxPageSize: MaxPageSize, Params: v.Params, RowStatus: v.RowStatus}
+	for _, d := range v.Details {
+		m.Details = append(m.Details, DetailMeta{View: d.View, Field: d.Field, Title: "views." + d.View + ".title"})
+	}
 	for _, c := range v.Columns {
 		label := c.Label
 		if label == "" {

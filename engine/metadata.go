@@ -163,8 +163,24 @@ type View struct {
 	// reconciliation reports: matched green, partial yellow, unmatched red),
 	// with the label a colour-blind reader sees beside the colour.
 	RowStatus *RowStatus `yaml:"rowStatus"`
+	// AuditAs is the entity the audit rows of inline edits name (default
+	// the view's name), where a record's own history reads its audit rows
+	// by entity: a task renamed in the grid is in the task's history.
+	AuditAs string `yaml:"auditAs"`
+	// Details are the grids of a row's expander: views of the records
+	// related to the row, each filtered by one of its fields equal to the
+	// row's key (a task's tickets and transactions).
+	Details []*Detail `yaml:"details"`
 
 	stampUpdated bool // base table has updated_on / updated_by (set by Validate)
+}
+
+// Detail is one grid of a view's expander row: the rows of View whose
+// Field equals the expanded row's key. Its title is the label
+// views.<View>.title.
+type Detail struct {
+	View  string `yaml:"view" json:"view"`
+	Field string `yaml:"field" json:"field"`
 }
 
 // SortSpec is a default sort.
@@ -468,6 +484,12 @@ func LoadMetadata(fsys fs.FS) (*Metadata, error) {
 		}
 	}
 
+	for name, v := range md.Views {
+		for _, p := range v.checkDetails(md) {
+			add("views.yaml", name, "%s", p)
+		}
+	}
+
 	for route, sc := range views.Screens {
 		if sc == nil {
 			add("views.yaml", "screens."+route, "empty screen")
@@ -666,7 +688,53 @@ func (v *View) check() []string {
 	if v.Export != "" && !plainName.MatchString(v.Export) {
 		p = append(p, fmt.Sprintf("export %q must be a plain file name", v.Export))
 	}
+	if v.AuditAs != "" && (v.Table == "" || !plainName.MatchString(v.AuditAs)) {
+		p = append(p, fmt.Sprintf("auditAs %q must be a plain entity name on a view with a base table", v.AuditAs))
+	}
 	return p
+}
+
+// checkDetails checks the expander's grids against the other views: each
+// names a view of the same screen (whoever opens the row may open its
+// details) with the field it is filtered by, and no view twice.
+func (v *View) checkDetails(md *Metadata) []string {
+	var p []string
+	seen := map[string]bool{}
+	for i, d := range v.Details {
+		if d == nil {
+			p = append(p, fmt.Sprintf("details: entry %d is empty", i+1))
+			continue
+		}
+		what := fmt.Sprintf("details: %s", d.View)
+		dv := md.Views[d.View]
+		switch {
+		case dv == nil:
+			p = append(p, what+": not a view of views.yaml")
+		case dv == v:
+			p = append(p, what+": a view cannot be its own detail")
+		case dv.Screen != v.Screen:
+			p = append(p, fmt.Sprintf("%s: its screen %d is not the view's screen %d (who opens a row must be able to open its details)", what, dv.Screen, v.Screen))
+		case len(dv.Params) > 0:
+			p = append(p, what+": a report (params) cannot be a detail")
+		case dv.column(d.Field) == nil:
+			p = append(p, fmt.Sprintf("%s: field %q is not one of its columns", what, d.Field))
+		case !dv.column(d.Field).typ().allows(OpEquals):
+			p = append(p, fmt.Sprintf("%s: field %q cannot be compared for equality", what, d.Field))
+		}
+		if seen[d.View] {
+			p = append(p, what+": listed twice")
+		}
+		seen[d.View] = true
+	}
+	return p
+}
+
+// AuditEntity is the entity the audit rows of the view's inline edits name.
+func (v *View) AuditEntity() string {
+	if v.AuditAs != "" {
+		return v.AuditAs
+	}
+	return v.Name
 }
 
 func (f *Form) check() []string {

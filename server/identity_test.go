@@ -21,6 +21,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"ledgerdesk/engine"
+	"ledgerdesk/ui"
 	"ledgerdesk/internal/mail"
 	"ledgerdesk/internal/pgtest"
 	"ledgerdesk/internal/smtptest"
@@ -652,7 +653,8 @@ func repoEngine(t *testing.T, pool *pgxpool.Pool) *engine.Engine {
 	if err := engine.Validate(context.Background(), pool, md); err != nil {
 		t.Fatal(err)
 	}
-	return engine.New(engine.Options{Pool: pool, Metadata: md})
+	// The UI's texts, as the server has them (run.go).
+	return engine.New(engine.Options{Pool: pool, Metadata: md, Messages: ui.ServerMessages, Texts: ui.Texts})
 }
 
 // TestRoleWriteOffLimit: a role's write-off limit (USD) is kept, shown,

@@ -168,7 +168,7 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, opt ServeOptions) 
 	if readPool != nil {
 		defer readPool.Close()
 	}
-	eng := engine.New(engine.Options{Pool: db.Pool, ReadPool: readPool, Metadata: md, Log: log, Messages: ui.ServerMessages,
+	eng := engine.New(engine.Options{Pool: db.Pool, ReadPool: readPool, Metadata: md, Log: log, Messages: ui.ServerMessages, Texts: ui.Texts,
 		QueryTimeout: cfg.GridTimeout, Lanes: cfg.Lanes()})
 	go ensureIndexes(ctx, db.Pool, md, log)
 	log.Info("metadata loaded", "views", len(md.Views), "forms", len(md.Forms), "screens", len(md.Screens))

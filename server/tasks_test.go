@@ -302,3 +302,86 @@ func TestTaskExportInTheReadersZone(t *testing.T) {
 		t.Errorf("an unknown zone: %d %s", a.status, a.body)
 	}
 }
+
+// The task list is the engine's grid of VW_Tasks: a name or remarks edited
+// in place is checked like the editor's, refused when stale, and recorded
+// in the task's own history; the expander's grids list the task's tickets,
+// transactions and followed records, to those who may open tasks; and the
+// export writes the status as the grid shows it, in the reader's language.
+func TestTaskListIsTheEngineGrid(t *testing.T) {
+	w := newWorld(t)
+	admin := w.login("admin", adminPassword)
+	_, tasker := w.addUser(admin, "tasker", 13, 14)
+	_, clerk := w.addUser(admin, "clerk", 1)
+	tk, tx := taskFixture(t, w)
+	made := w.must(201, "POST", "/api/TaskTT/with-items", tasker, map[string]any{
+		"taskName": "Review", "isStatus": 2, "ticketIds": []int64{tk[0], tk[1]}, "transactionIds": []int64{tx[0]},
+	})
+	id := int64(made["id"].(float64))
+	ctx := context.Background()
+	if _, err := w.pool.Exec(ctx, `insert into task_record (task_id, kind, record_id) values ($1, 'bank', 424242)`, id); err != nil {
+		t.Fatal(err)
+	}
+
+	edit := func(values map[string]any, version any) answer {
+		return w.do("PUT", "/api/grid/row", tasker, map[string]any{"ViewName": "VW_Tasks", "Key": id, "Values": values, "Version": version})
+	}
+	version := made["updatedOn"]
+	for _, bad := range []struct {
+		values  map[string]any
+		version any
+		status  int
+		want    string
+	}{
+		{map[string]any{"taskName": "   "}, version, 400, `"field":"taskName"`},
+		{map[string]any{"remarks": strings.Repeat("r", 2001)}, version, 400, `"field":"remarks"`},
+		{map[string]any{"isStatus": "3"}, version, 400, `"code":"edit.notEditable"`},
+		{map[string]any{"taskName": "Late"}, "2020-01-01T00:00:00Z", 409, `"code":"edit.stale"`},
+	} {
+		if a := edit(bad.values, bad.version); a.status != bad.status || !strings.Contains(string(a.body), bad.want) {
+			t.Errorf("%v: %d %s, want %d with %s", bad.values, a.status, a.body, bad.status, bad.want)
+		}
+	}
+	a := edit(map[string]any{"taskName": "  Review of two tickets  "}, version)
+	if a.status != 200 || !strings.Contains(string(a.body), `"taskName":"Review of two tickets"`) {
+		t.Fatalf("rename: %d %s", a.status, a.body)
+	}
+	history := w.do("GET", fmt.Sprintf("/api/TaskTT/%d/history", id), tasker, nil)
+	if !strings.Contains(string(history.body), `"action":"grid.edit","before":{"taskName":"Review"},"after":{"taskName":"Review of two tickets"}`) {
+		t.Errorf("the task's history lacks the rename: %s", history.body)
+	}
+
+	meta := w.do("GET", "/api/meta/views/VW_Tasks", tasker, nil)
+	if !strings.Contains(string(meta.body), `"details":[{"view":"VW_TaskTickets","field":"taskId","title":"views.VW_TaskTickets.title"}`) {
+		t.Errorf("the view's details: %s", meta.body)
+	}
+	detail := func(token, view string) answer {
+		return w.do("POST", "/api/grid", token, map[string]any{"ViewName": view, "PageSize": 50, "PageNumber": 0,
+			"Filters": []map[string]any{{"field": "taskId", "op": "equals", "value": id}}})
+	}
+	for view, want := range map[string][]string{
+		"VW_TaskTickets":      {`"totalCount":2`, `"ticketNumber":"1234567890100"`, `"ticketNumber":"1234567890101"`, `"amount":"100.00"`},
+		"VW_TaskTransactions": {`"totalCount":1`, `"clientUniqueId":"1234567890100"`, `"amount":"90.00"`, `"isManualAdjust":false`},
+		"VW_TaskRecords":      {`"totalCount":1`, `"kind":"bank"`, `"ref":"#424242"`},
+	} {
+		a := detail(tasker, view)
+		for _, s := range want {
+			if a.status != 200 || !strings.Contains(string(a.body), s) {
+				t.Errorf("%s: %d %s lacks %s", view, a.status, a.body, s)
+			}
+		}
+		if a := detail(clerk, view); a.status != 403 {
+			t.Errorf("%s to a user without the tasks screen: %d %s", view, a.status, a.body)
+		}
+	}
+
+	if _, err := w.pool.Exec(ctx, `update app_user set language_code = 'sv' where username = 'tasker'`); err != nil {
+		t.Fatal(err)
+	}
+	a = w.do("POST", "/api/grid/export", tasker, map[string]any{"ViewName": "VW_Tasks", "Format": "csv",
+		"Filters": []map[string]any{{"field": "id", "op": "equals", "value": id}},
+		"Columns": []map[string]string{{"field": "taskName", "header": "Uppgift"}, {"field": "isStatus", "header": "Status"}}})
+	if a.status != 200 || !strings.Contains(string(a.body), "Review of two tickets,Pågår") {
+		t.Errorf("the export's status in Swedish: %d %s", a.status, a.body)
+	}
+}

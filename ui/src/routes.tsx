@@ -50,6 +50,9 @@ export const DASHBOARD_ROUTES: DashboardRoute[] = [
   { path: 'bank-settlement', titleKey: 'RECON.BANKSETTLEMENT', element: <BankSettlementScreen /> },
   { path: 'reports', titleKey: 'REPORTS.TITLE', element: <ReportsScreen /> },
   { path: 'tasks', titleKey: 'screens.tasks.title', element: <TasksScreen /> },
+  // The task editor over the list: one screen (its grid stays as it was while the editor is open).
+  { path: 'tasks/new', titleKey: 'screens.tasks.title', element: <TasksScreen /> },
+  { path: 'tasks/edit/:id', titleKey: 'screens.tasks.title', element: <TasksScreen /> },
 ];
 
 export const appRoutes: RouteObject[] = [

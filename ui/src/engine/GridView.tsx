@@ -9,7 +9,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent, type ReactNode } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
-import { DataGrid, SelectColumn, type Column, type RowsChangeData, type SortColumn } from 'react-data-grid';
+import { DataGrid, SelectColumn, type CellMouseArgs, type CellMouseEvent, type Column, type RowsChangeData, type SortColumn } from 'react-data-grid';
 import 'react-data-grid/lib/styles.css';
 import { Button } from 'primereact/button';
 import { SplitButton } from 'primereact/splitbutton';
@@ -35,6 +35,7 @@ import { FilterSets } from './grid/FilterSets';
 import { MIN_COLUMN_WIDTH, reorderColumn, setWidth, shownKeys } from './grid/columnLayout';
 import { activeFilterSet, deleteFilterSet, MAX_FILTER_SETS, saveFilterSet } from './grid/gridPrefs';
 import { useGridPrefs } from './grid/useGridPrefs';
+import { isDetailRow, useDetailRows } from './grid/detailRows';
 import type { ActionMeta, ColumnMeta, ExportFormat, FilterCondition, Row, ViewMeta } from './types';
 import './engine.css';
 
@@ -71,6 +72,8 @@ export interface GridViewProps extends ReportGridProps {
   title?: string;
   /** The screen's own buttons, first in the toolbar. */
   toolbar?: ReactNode;
+  /** A value the screen changes to have the page read again (e.g. after its own editor saved). */
+  reloadKey?: unknown;
 }
 
 /** Default widths by type, widened for long header labels. */
@@ -130,7 +133,7 @@ function linkedLabel(c: FilterCondition, columnLabel: string, isEmptyText: strin
   return `${columnLabel} = ${Array.isArray(c.value) ? c.value.join(' – ') : String(c.value)}`;
 }
 
-function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute, editRoute, actions, height, linked, onClearLinked, title, toolbar, ...report }: GridViewProps & { view: ViewMeta }) {
+function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute, editRoute, actions, height, linked, onClearLinked, title, toolbar, reloadKey, ...report }: GridViewProps & { view: ViewMeta }) {
   const { t, i18n } = useTranslation();
   const toast = useToast();
   const navigate = useNavigate();
@@ -140,6 +143,17 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
   const grid = useGrid(view, locale, fixed, report.params);
   const prefs = useGridPrefs(view);
   const { layout } = prefs;
+  // The screen asked for a reload: the page, and the details of its open rows, are read again.
+  const [reloads, setReloads] = useState(0);
+  const firstReloadKey = useRef(reloadKey);
+  const { refresh } = grid;
+  useEffect(() => {
+    if (Object.is(firstReloadKey.current, reloadKey)) return;
+    firstReloadKey.current = reloadKey;
+    refresh();
+    setReloads((n) => n + 1);
+  }, [reloadKey, refresh]);
+  const details = useDetailRows(view, grid.rows, ROW_HEIGHT, reloads);
   // Reset layout also drops the widths react-data-grid keeps for columns resized by hand.
   const [resets, setResets] = useState(0);
   const [filterField, setFilterField] = useState<string | null>(null);
@@ -291,8 +305,8 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
         editorOptions: { commitOnOutsideClick: true },
       };
     });
-    return [...(selectable ? [SelectColumn as Column<Row>] : []), ...iconColumns, ...reportGrid.columns, ...dataColumns];
-  }, [shownColumns, layout.widths, pinned, label, grid.filters, t, openFilter, ctx, locale, enumLabel, editRoute, deleteForm, deleteRoute, navigate, view.key, reportGrid.columns, selectable]);
+    return [...(selectable ? [SelectColumn as Column<Row>] : []), ...iconColumns, ...details.columns, ...reportGrid.columns, ...dataColumns];
+  }, [details.columns, shownColumns, layout.widths, pinned, label, grid.filters, t, openFilter, ctx, locale, enumLabel, editRoute, deleteForm, deleteRoute, navigate, view.key, reportGrid.columns, selectable]);
   // A new arrangement is a new grid: react-data-grid keeps the widths it measured per column
   // (the last column's flexible one too), which would follow a column to its new place.
   const arrangement = `${layout.order.join(',')}|${layout.hidden.join(',')}|${layout.pinned.join(',')}|${resets}`;
@@ -322,7 +336,9 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
     (next: Row[], { indexes, column }: RowsChangeData<Row>) => {
       const index = indexes[0];
       if (index === undefined) return;
-      const before = grid.rows[index];
+      // The rows shown hold the expanders' detail rows too: the edited row is found by its key.
+      const shown = details.rows[index];
+      const before = shown && !isDetailRow(shown) ? grid.rows.find((r) => r[view.key] === shown[view.key]) : undefined;
       const edited = next[index] as EditedRow | undefined;
       const meta = view.columns.find((c) => c.field === column.key);
       const typed = edited?.[EDIT_TEXT];
@@ -356,7 +372,7 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
           if (err instanceof ApiError && err.status === 409) grid.refresh();
         });
     },
-    [grid, view, locale, toast, t, label],
+    [grid, view, locale, toast, t, label, details.rows],
   );
 
   // ---- toolbar actions ----------------------------------------------------------------------
@@ -416,6 +432,17 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
       toast.error(err instanceof Error ? err.message : t('errors.generic'), t('grid.exportFailed'));
     }
   };
+
+  // A double-click on a cell not edited in place opens the row's edit route, as its pencil does.
+  const openOnDoubleClick = editRoute
+    ? (args: CellMouseArgs<Row>, event: CellMouseEvent) => {
+        const meta = view.columns.find((c) => c.field === args.column.key);
+        if (meta?.editable || isDetailRow(args.row)) return;
+        event.preventGridDefault();
+        window.getSelection()?.removeAllRanges(); // the double-click selected a word
+        navigate(routeFor(editRoute, args.row[view.key]));
+      }
+    : undefined;
 
   // ---- sort ---------------------------------------------------------------------------------
   const sortColumns: SortColumn[] = grid.sort ? [{ columnKey: grid.sort.field, direction: grid.sort.order === 'asc' ? 'ASC' : 'DESC' }] : [];
@@ -581,9 +608,9 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
           className={`rdg-light grid-table${height ? '' : ' grid-table--fill'}`}
           style={gridHeight ? { height: gridHeight } : undefined}
           columns={columns}
-          rows={grid.rows}
-          rowKeyGetter={(row) => String(row[view.key])}
-          rowHeight={ROW_HEIGHT}
+          rows={details.rows}
+          rowKeyGetter={details.rowKey}
+          rowHeight={details.enabled ? details.rowHeight : ROW_HEIGHT}
           headerRowHeight={HEADER_HEIGHT}
           sortColumns={sortColumns}
           onSortColumnsChange={onSortColumnsChange}
@@ -591,12 +618,15 @@ function LoadedGrid({ view, addForm, addText, deleteForm, deleteRoute, addRoute,
           onColumnsReorder={onColumnsReorder}
           onColumnResize={onColumnResize}
           {...reportGrid.gridProps}
+          onCellDoubleClick={reportGrid.gridProps.onCellDoubleClick ?? openOnDoubleClick}
+          isRowSelectionDisabled={details.enabled ? isDetailRow : undefined}
           selectedRows={selectable ? chosenKeys : undefined}
           onSelectedRowsChange={selectable ? (keys) => setChosenKeys(new Set([...keys].map(String))) : undefined}
           aria-label={title ?? t('money.gridLabel')}
           // Every row of the view (the header row included), not only this page's.
           aria-rowcount={grid.totalCount + 1}
           renderers={{
+            renderRow: details.enabled ? details.renderRow : undefined,
             noRowsFallback: (
               <div className="grid-empty" data-testid="grid-empty">
                 <span className="grid-empty__text">{grid.loading ? t('grid.loading') : (grid.error ?? t('grid.empty'))}</span>

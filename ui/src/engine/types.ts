@@ -68,6 +68,16 @@ export interface ViewMeta {
   params?: ViewParam[];
   /** Colours whole rows by one field's value (views.yaml `rowStatus`). */
   rowStatus?: RowStatusMeta;
+  /** The expander row's grids: related records of a row (views.yaml `details`). */
+  details?: DetailMeta[];
+}
+
+/** One grid of a row's expander: the rows of `view` whose `field` equals the row's key. */
+export interface DetailMeta {
+  view: string;
+  field: string;
+  /** Translation key. */
+  title: string;
 }
 
 /** A declared parameter of a report view (engine/params.go Param). */

@@ -33,18 +33,3 @@ describe('the transactions sub-table: reconciliation state', () => {
     expect(screen.getByTestId('match-state-6').className).toContain('task-subtable__state--open');
   });
 });
-
-describe('the expander: what the task follows', () => {
-  it('lists the settlements, payouts and bank bookings by kind and reference, and nothing when there are none', async () => {
-    const { RelationTables } = await import('./TaskTable');
-    const rel = { tickets: [], transactions: [], ticketCount: 0, transactionCount: 0, ticketTotal: '0', transactionTotal: '0', balance: '0' };
-    const { rerender } = render(
-      <RelationTables rel={{ ...rel, records: [{ kind: 'settlement', id: 4, ref: 'CL-77' }, { kind: 'payout', id: 9, ref: 'PO-NUVEI-1' }, { kind: 'bank', id: 2, ref: null }] }} />,
-    );
-    const list = screen.getByTestId('task-records');
-    expect(list.querySelector('h4')!.textContent).toBe('Settlements, payouts and bank bookings (3)');
-    expect([...list.querySelectorAll('li')].map((li) => li.textContent)).toEqual(['Settlement CL-77', 'Payout PO-NUVEI-1', 'Bank booking #2']);
-    rerender(<RelationTables rel={{ ...rel, records: null }} />);
-    expect(screen.queryByTestId('task-records')).toBeNull();
-  });
-});

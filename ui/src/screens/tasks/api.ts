@@ -1,6 +1,5 @@
-/** The TaskTT calls of spec 03 section 7.2 and the user's stored grid preferences. */
-import { api, apiDownload, apiRequest } from '../../api/client';
-import { dispositionFileName, saveBlob } from '../../engine/api';
+/** The TaskTT calls of spec 03 section 7.2 that the task editor makes. */
+import { api, apiRequest } from '../../api/client';
 
 export interface Task {
   id: number;
@@ -152,18 +151,10 @@ export function userName(u: UserOption): string {
   return full || u.userName || u.username || 'User';
 }
 
-export interface Page {
-  data: Task[];
-  total: number;
-}
-
 export const tasksApi = {
-  paged: (query: URLSearchParams) => apiRequest<Page>('GET', `/TaskTT/paged?${query.toString()}`, undefined, { quiet: true }),
   get: (id: number) => api.get<Task>(`/TaskTT/${id}`),
   create: (input: TaskInput) => api.post<Task>('/TaskTT/with-items', input),
   update: (id: number, input: TaskInput) => api.put<Task>(`/TaskTT/${id}`, input),
-  patchField: (id: number, field: 'TaskName' | 'Remarks', value: string, version: string) =>
-    apiRequest<Task>('PATCH', `/TaskTT/${id}/field?field=${field}&version=${encodeURIComponent(version)}`, value, { quiet: true }),
   relations: (id: number) => apiRequest<Relations>('GET', `/TaskTT/${id}/relations`, undefined, { quiet: true }),
   /** The tickets and transactions carrying a ticket number (needs the Reconcile screen too: else 403). */
   candidates: (ticketNumber: string) =>
@@ -172,17 +163,4 @@ export const tasksApi = {
   addAdjustment: (id: number, input: AdjustmentInput) => api.post<AdjustmentResult>(`/TaskTT/${id}/manual-adjust`, input),
   deleteAdjustment: (id: number, transactionId: number) => api.delete<void>(`/TaskTT/${id}/manual-adjust/${transactionId}`),
   users: () => api.getQuiet<UserOption[]>('/Users/list'),
-  prefs: (key: string) => api.getQuiet<unknown>(`/preferences/${key}`),
-  savePrefs: (key: string, value: unknown) => apiRequest<void>('PUT', `/preferences/${key}`, value, { quiet: true }),
 };
-
-/** Downloads the export (CSV or Excel) with the list's sort and filters and the shown columns. */
-export async function exportTasks(query: URLSearchParams, format: 'csv' | 'excel'): Promise<string> {
-  query.set('format', format);
-  // Times in the reader's zone, as the list shows them (as every grid export does).
-  query.set('timeZone', Intl.DateTimeFormat().resolvedOptions().timeZone);
-  const { blob, disposition } = await apiDownload(`/TaskTT/export?${query.toString()}`, undefined, 'GET');
-  const name = dispositionFileName(disposition) ?? `Tasks.${format === 'csv' ? 'csv' : 'xlsx'}`;
-  saveBlob(blob, name);
-  return name;
-}
