@@ -21,7 +21,6 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"ledgerdesk/engine"
-	"ledgerdesk/ui"
 	"ledgerdesk/internal/mail"
 	"ledgerdesk/internal/pgtest"
 	"ledgerdesk/internal/smtptest"
@@ -29,6 +28,7 @@ import (
 	"ledgerdesk/screens/imports"
 	"ledgerdesk/screens/rates"
 	"ledgerdesk/screens/recon"
+	"ledgerdesk/ui"
 )
 
 const adminPassword = "Admin#2026pass"

@@ -126,11 +126,18 @@ type Level struct {
 // Splits let automatic runs match one record (of the anchor side) with
 // several of the other side sharing its key: a ticket paid by several card
 // payments, a transaction settled in parts, a booking paying several
-// payouts. At most Max records join one anchor.
+// payouts. At most Max records join one anchor. Without Search an anchor
+// takes all its key-mates or none; with it, an anchor with at most Search
+// key-mates takes the one subset of them that fits (splits.go, subsetsSQL).
 type Splits struct {
 	Anchor string `yaml:"anchor"` // left or right
 	Max    int    `yaml:"max"`
+	Search int    `yaml:"search"`
 }
+
+// MaxSearch bounds the subset search: an anchor's subsets of up to 5 of
+// 16 key-mates are 6,884; the search's cost grows with its power.
+const MaxSearch, MaxSearchGroup = 16, 5
 
 // side returns the level's side by "left" or "right".
 func (l *Level) side(which string) *LevelSide {
@@ -292,6 +299,10 @@ func (d *Definition) check() []string {
 		}
 		if sp := l.Splits; sp != nil && ((sp.Anchor != "left" && sp.Anchor != "right") || sp.Max < 2 || sp.Max > MaxGroup) {
 			bad("%s: splits needs an anchor (left or right) and a max of 2 to %d", at, MaxGroup)
+		}
+		if sp := l.Splits; sp != nil && sp.Search != 0 && (sp.Search < sp.Max || sp.Search > MaxSearch || sp.Max > MaxSearchGroup) {
+			bad("%s: splits.search, the key-mates searched for a subset that fits, must be from max (%d) to %d, with a max of at most %d",
+				at, sp.Max, MaxSearch, MaxSearchGroup)
 		}
 		if l.Report.View == "" {
 			bad("%s: report.view is required", at)

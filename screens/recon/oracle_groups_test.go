@@ -806,7 +806,8 @@ func (o *oracleRun) bookingOf(id int64) *oBooking {
 // sharing its key whose dates lie within the level's widest date
 // tolerance of its own, when none of those records is wanted by another
 // such anchor, and their sum (one group evaluation) is inside the
-// tolerances; not a group whose first pair a user undid.
+// tolerances; not a group whose first pair a user undid. A level that
+// searches subsets (splits.search) is autoSubsets'.
 func (m *oModel) autoSplits(level int) {
 	def := testDefinition.Levels[level-1]
 	if def.Splits == nil {
@@ -830,6 +831,10 @@ func (m *oModel) autoSplits(level int) {
 				pairs[a.id] = append(pairs[a.id], o)
 			}
 		}
+	}
+	if def.Splits.Search > 0 {
+		m.autoSubsets(level, pairs, anchorLeft)
+		return
 	}
 	sized := map[int64]bool{}
 	wanted := map[int64]int{}
@@ -880,6 +885,102 @@ func (m *oModel) autoSplits(level int) {
 		m.add(mt)
 		m.cover("automatic split groups, level "+strconv.Itoa(level), 1)
 	}
+}
+
+// autoSubsets is the bounded subset search of a level's splits: an anchor
+// with 2 to search key-mates (pairs) takes, of its subsets of 2 to max of
+// them, the one whose sum (a group evaluation) equals its amount exactly,
+// else the one inside the tolerances, and none when two fit as well. A
+// record two anchors' chosen subsets hold leaves both to the user; a group
+// whose first pair a user undid is not made again.
+func (m *oModel) autoSubsets(level int, pairs map[int64][]*oSide, anchorLeft bool) {
+	def := testDefinition.Levels[level-1]
+	group := func(anchor int64, os []*oSide) (lefts, rights []int64) {
+		ids := sideIDs(os)
+		slices.Sort(ids)
+		if anchorLeft {
+			return []int64{anchor}, ids
+		}
+		return ids, []int64{anchor}
+	}
+	chosen := map[int64][]*oSide{}
+	for anchor, mates := range pairs {
+		if len(mates) < 2 || len(mates) > def.Splits.Search {
+			continue
+		}
+		var exact, inside [][]*oSide
+		for _, sub := range subsets(mates, def.Splits.Max) {
+			lefts, rights := group(anchor, sub)
+			if _, _, e := m.evaluateGroup(level, lefts, rights); e.inside {
+				inside = append(inside, sub)
+				if e.diff.Sign() == 0 {
+					exact = append(exact, sub)
+				}
+			}
+		}
+		switch {
+		case len(exact) == 1:
+			chosen[anchor] = exact[0]
+		case len(exact) == 0 && len(inside) == 1:
+			chosen[anchor] = inside[0]
+		case len(inside) > 1:
+			m.cover("split subsets left to the user (two fit as well)", 1)
+		}
+	}
+	held := map[int64]int{}
+	for _, sub := range chosen {
+		for _, o := range sub {
+			held[o.id]++
+		}
+	}
+	undone := map[oPair]bool{}
+	for _, mt := range m.matches {
+		if mt.ended != "" {
+			undone[mt.pair()] = true
+		}
+	}
+	anchors := make([]int64, 0, len(chosen))
+	for id := range chosen {
+		anchors = append(anchors, id)
+	}
+	slices.Sort(anchors)
+	for _, anchor := range anchors {
+		sub := chosen[anchor]
+		if slices.ContainsFunc(sub, func(o *oSide) bool { return held[o.id] > 1 }) {
+			m.cover("split subsets left to the user (a record two anchors' subsets hold)", 1)
+			continue
+		}
+		lefts, rights := group(anchor, sub)
+		_, _, e := m.evaluateGroup(level, lefts, rights)
+		if undone[oPair{level, lefts[0], rights[0]}] {
+			m.cover("split groups not made again (their first pair undone)", 1)
+			continue
+		}
+		m.add(&oMatch{level: level, lefts: lefts, rights: rights, status: e.status, rule: e.rule, variance: e.variance, lag: e.lag, by: "auto"})
+		m.cover("automatic split subsets, level "+strconv.Itoa(level), 1)
+		if len(sub) < len(pairs[anchor]) {
+			m.cover("automatic split subsets that leave key-mates out, level "+strconv.Itoa(level), 1)
+		}
+	}
+}
+
+// subsets are the subsets of 2 to most of xs, each once, in xs's order.
+func subsets(xs []*oSide, most int) [][]*oSide {
+	var out [][]*oSide
+	var grow func(from int, sub []*oSide)
+	grow = func(from int, sub []*oSide) {
+		if len(sub) >= 2 {
+			out = append(out, slices.Clone(sub))
+		}
+		if len(sub) == most {
+			return
+		}
+		for i := from; i < len(xs); i++ {
+			grow(i+1, append(sub, xs[i]))
+		}
+	}
+	grow(0, nil)
+	return out
 }
 
 // widestDays is the widest date tolerance of a level over its providers'

@@ -1333,6 +1333,9 @@ type oGen struct {
 	m       *oModel
 	payouts map[string][]*oGenPayout
 	n       int
+	// daily are the payout keys of a provider's days, of which one booking
+	// pays some (settlements, bookings)
+	daily [][]string
 }
 
 type oGenPayout struct{ key, provider, cur string }
@@ -1569,11 +1572,40 @@ func (g *oGen) settlements() {
 		p := g.payoutFor(pickOf(g.r, oracleProviders...))
 		g.m.settlements = append(g.m.settlements, g.settlement(p, pickOf(g.r, "C9", ""), g.day(), g.amount()))
 	}
+	// a provider paying every day: three or four payouts of one currency on
+	// days in a row (now and then two alike: a tie), some of which one
+	// booking pays (bookings)
+	for i := 1 + g.r.IntN(2); i > 0; i-- {
+		provider, cur, day := pickOf(g.r, oracleProviders...), pickOf(g.r, "USD", "EUR", "GBP"), g.day()
+		var keys []string
+		var first *big.Rat
+		for d := range 3 + g.r.IntN(2) {
+			g.n++
+			p := &oGenPayout{key: fmt.Sprint("PO-", g.n), provider: g.variant(provider), cur: cur}
+			amount := g.amount()
+			if d == 0 {
+				first = amount
+			} else if d == 2 && g.r.IntN(4) == 0 {
+				amount = first
+			}
+			s := g.settlement(p, pickOf(g.r, "C9", ""), day+oDay(d), amount)
+			s.cur = cur
+			g.m.settlements = append(g.m.settlements, s)
+			keys = append(keys, p.key)
+		}
+		g.daily = append(g.daily, keys)
+	}
 }
 
 func (g *oGen) bookings() {
+	daily := map[string]bool{}
+	for _, keys := range g.daily {
+		for _, k := range keys {
+			daily[k] = true
+		}
+	}
 	for _, p := range g.m.payouts() {
-		if g.r.IntN(5) == 0 {
+		if g.r.IntN(5) == 0 || daily[p.key] {
 			continue
 		}
 		for i := 1 + g.r.IntN(6)/5; i > 0; i-- { // sometimes two alike: a tie
@@ -1628,6 +1660,30 @@ func (g *oGen) bookings() {
 		total := ratAdd(ratAdd(a.total, b.total), g.delta())
 		g.m.bookings = append(g.m.bookings, &oBooking{account: "ACC-" + a.curs[0], date: max(a.latest, b.latest) + oDay(g.r.IntN(2)),
 			cur: a.curs[0], provider: g.variant(a.provider), reco: total, amountLocal: total, status: "Processed"})
+	}
+	// a booking paying some of a provider's daily payouts (the split's
+	// subset search, beside the payouts it leaves)
+	for _, keys := range g.daily {
+		var days []*oPayout
+		for _, p := range ps {
+			if slices.Contains(keys, p.key) {
+				days = append(days, p)
+			}
+		}
+		shuffled := slices.Clone(days)
+		g.r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		pays := func(paid []*oPayout) {
+			total, latest := g.delta(), paid[0].latest
+			for _, p := range paid {
+				total, latest = ratAdd(total, p.total), max(latest, p.latest)
+			}
+			g.m.bookings = append(g.m.bookings, &oBooking{account: "ACC-" + paid[0].curs[0], date: latest + oDay(g.r.IntN(2)),
+				cur: paid[0].curs[0], provider: g.variant(paid[0].provider), reco: total, amountLocal: total, status: "Processed"})
+		}
+		pays(shuffled[:2+g.r.IntN(2)])
+		if len(shuffled) == 4 && g.r.IntN(3) == 0 { // a second booking paying one of them again: two subsets hold it
+			pays([]*oPayout{shuffled[0], shuffled[3]})
+		}
 	}
 }
 

@@ -13,16 +13,31 @@ import (
 // unmatched records of the other side sharing its key (recon_split_pairs),
 // whose sum holds within the tolerances against the anchor (one
 // evaluation, recon_pair_eval, over the sums: the other side's latest
-// date, one currency). Deterministic and conservative: a record two
-// anchors want is left to the user, and so are both anchors; a group whose
-// first pair a user undid is not made again. $1 is the level, $2 its
-// tolerance type, $3 Max. Formatted with the anchor's source, the other's,
-// the group's first left and right ids, the tolerance side's alias, the
-// pair's amounts, currencies and dates, and the group's first pair as a
-// run's candidates name it (l_amount ... l_date and the carry columns).
+// date, one currency). Which key-mates make the group is the groups CTE's
+// (allOrNoneSQL or subsetsSQL), ending in s: the anchor, the group's sum,
+// latest date, currency and records. Deterministic and conservative; a
+// group whose first pair a user undid is not made again. $1 is the level,
+// $2 its tolerance type, $3 Max. Formatted with the anchor's source, the
+// other's, the group's first left and right ids, the tolerance side's
+// alias, the pair's amounts, currencies and dates, the group's first pair
+// as a run's candidates name it (l_amount ... l_date and the carry
+// columns), and the groups CTE.
 const splitsSQL = `
 	create temp table recon_split on commit drop as
-	with n as (
+	with recursive %[9]s
+	select s.anchor_id, s.others, %[3]s as left_id, %[4]s as right_id,
+	       e.variance, e.lag, e.rank_diff, e.rule, e.status, %[7]s, %[5]s.provider_key%[8]s
+	from s join %[1]s a on a.id = s.anchor_id
+	join %[2]s f on f.id = s.others[1]
+	left join recon_tolerance tol on tol.level = $2 and tol.provider_key = %[5]s.provider_key
+	cross join lateral recon_pair_eval(%[6]s, tol.amount_threshold, tol.date_threshold, tol.currency_threshold) e
+	where e.inside
+	  and not exists (select 1 from recon_match u where u.level = $1 and u.left_id = %[3]s and u.right_id = %[4]s and u.undone_on is not null)`
+
+// allOrNoneSQL: an anchor with 2 to Max key-mates takes all of them, when
+// none of them is a key-mate of another such anchor (a record two anchors
+// want is left to the user, and so are both anchors).
+const allOrNoneSQL = `n as (
 		select anchor_id from recon_split_pairs group by anchor_id having count(*) between 2 and $3
 	), wanted as (
 		select c.other_id from recon_split_pairs c join n using (anchor_id) group by c.other_id having count(*) > 1
@@ -34,15 +49,47 @@ const splitsSQL = `
 		       case when count(distinct o.currency) = 1 and count(o.currency) = count(*) then min(o.currency) end as currency
 		from recon_split_pairs c join ok using (anchor_id) join %[2]s o on o.id = c.other_id
 		group by c.anchor_id
-	)
-	select s.anchor_id, s.others, %[3]s as left_id, %[4]s as right_id,
-	       e.variance, e.lag, e.rank_diff, e.rule, e.status, %[7]s, %[5]s.provider_key%[8]s
-	from s join %[1]s a on a.id = s.anchor_id
-	join %[2]s f on f.id = s.others[1]
-	left join recon_tolerance tol on tol.level = $2 and tol.provider_key = %[5]s.provider_key
-	cross join lateral recon_pair_eval(%[6]s, tol.amount_threshold, tol.date_threshold, tol.currency_threshold) e
-	where e.inside
-	  and not exists (select 1 from recon_match u where u.level = $1 and u.left_id = %[3]s and u.right_id = %[4]s and u.undone_on is not null)`
+	)`
+
+// subsetsSQL: the bounded subset search (recon.yaml splits.search). An
+// anchor with 2 to search key-mates takes the one subset of 2 to Max of
+// them whose sum is exactly its amount, else the one subset whose sum is
+// inside the tolerances; when two subsets fit as well, which records the
+// anchor pays is the user's to say. A record two anchors' chosen subsets
+// hold is left to the user, and so are both anchors. The subsets are
+// built in id order (each once), with their running sum, latest date and
+// one currency (null when mixed). Formatted as splitsSQL; search is %[10]d.
+const subsetsSQL = `n as (
+		select anchor_id from recon_split_pairs group by anchor_id having count(*) between 2 and %[10]d
+	), mates as (
+		select c.anchor_id, o.id, o.amount, o.date, o.currency, row_number() over (partition by c.anchor_id order by o.id) as k
+		from recon_split_pairs c join n using (anchor_id) join %[2]s o on o.id = c.other_id
+	), sub (anchor_id, k, others, amount, date, currency, mixed) as (
+		select anchor_id, k, array[id], amount::numeric, date, currency, currency is null from mates
+		union all
+		select u.anchor_id, m.k, u.others || m.id, u.amount + m.amount, greatest(u.date, m.date), u.currency,
+		       u.mixed or m.currency is distinct from u.currency
+		from sub u join mates m on m.anchor_id = u.anchor_id and m.k > u.k
+		where cardinality(u.others) < $3
+	), fit as (
+		select s.anchor_id, s.others, s.amount, s.date, s.currency, e.rank_diff = 0 as exact
+		from (select anchor_id, others, amount, date, case when not mixed then currency end as currency
+		      from sub where cardinality(others) >= 2) s
+		join %[1]s a on a.id = s.anchor_id
+		join %[2]s f on f.id = s.others[1]
+		left join recon_tolerance tol on tol.level = $2 and tol.provider_key = %[5]s.provider_key
+		cross join lateral recon_pair_eval(%[6]s, tol.amount_threshold, tol.date_threshold, tol.currency_threshold) e
+		where e.inside
+	), chosen as (
+		select f.* from fit f
+		join (select anchor_id, count(*) filter (where exact) as exact, count(*) as inside from fit group by anchor_id) c using (anchor_id)
+		where (c.exact = 1 and f.exact) or (c.exact = 0 and c.inside = 1)
+	), contested as (
+		select x from chosen cross join unnest(others) x group by x having count(*) > 1
+	), s as (
+		select c.anchor_id, c.amount, c.date, c.others, c.currency from chosen c
+		where not exists (select 1 from unnest(c.others) x join contested using (x))
+	)`
 
 // splitPairsSQL is the first step of splitsSQL: every unmatched anchor
 // record and unmatched record of the other side sharing its key within the
@@ -74,7 +121,12 @@ func splits(l *Level) string {
 	if anchor == "right" {
 		names = `f.amount as l_amount, a.amount as r_amount, f.currency as l_cur, a.currency as r_cur, f.date as l_date`
 	}
-	return fmt.Sprintf(splitsSQL, l.side(anchor).Source, l.side(them).Source, leftID, rightID, tol, pair, names, carryOf(l, "a", "f"))
+	groups, search := allOrNoneSQL, 0
+	if l.Splits.Search > 0 {
+		groups, search = subsetsSQL, l.Splits.Search
+	}
+	return fmt.Sprintf(strings.Replace(splitsSQL, "%[9]s", groups, 1),
+		l.side(anchor).Source, l.side(them).Source, leftID, rightID, tol, pair, names, carryOf(l, "a", "f"), "", search)
 }
 
 // carryOf is the level's carry columns of the records aliased left and
