@@ -6,6 +6,7 @@
 //	ledgerdesk outbox    show the newest messages waiting in the mail outbox
 //	ledgerdesk audit verify  prove the audit trail's hash chain
 //	ledgerdesk bench     measure grid pages, exports, imports and the pivot against their floors
+//	                     (bench all: every benchmark, then one summary table or JSON)
 //	ledgerdesk demo      write (and with --load, import) the demo data set
 //	ledgerdesk version   print the version
 //
@@ -62,6 +63,17 @@ commands:
             | load [-users 50 -duration 2m -scale 1] | export [-rows 100000] | import [-rows 1000000]
             | reconcile [-rows 1000000 -iterations 100 -clients 8]
             | pivot [-rows 2000000 -iterations 20] | home [-rows 1000000] | audit [-rows 6000 (inline edits)]
+            | all [-scale 1 --json]: all nine in turn, then one summary table (--json: the summary as JSON on
+              stdout, the benchmarks' own output on stderr). -scale N is the size factor: N = 20 runs the full
+              sizes above, a smaller N shrinks them in proportion (-rows, -users and -duration do not apply):
+                                               N = 1      N = 20
+                grid, clicks, pivot rows       100,000    2,000,000    100,000 x N
+                import, reconcile, home rows   50,000     1,000,000    50,000 x N
+                export rows                    5,000      100,000      5,000 x N
+                audit edits                    1,200      6,000        300 x N, at least 1,200
+                load users                     2          50           2.5 x N, at least 2
+                load duration                  20 s       2 min        6 s x N, at least 20 s
+                clicks isolation rounds        3 s        10 s         N / 2 s, at least 3 s
   demo      [-seed 1 -scale 1 -out DATA_DIR/demo] [--load [--if-empty]]: the demo files, imported with --load
   version   print the version
 
@@ -97,7 +109,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	benchWhat := ""
 	if cmd == "bench" {
 		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-			return errors.New("bench: say what to measure: ledgerdesk bench grid, clicks, load, export, import, reconcile, pivot, home or audit")
+			return errors.New("bench: say what to measure: ledgerdesk bench grid, clicks, load, export, import, reconcile, pivot, home, audit or all")
 		}
 		benchWhat, args = args[0], args[1:]
 	}
@@ -113,7 +125,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	duration := fset.Duration("duration", 2*time.Minute, "bench load: how long they work")
 	view := fset.String("view", "VW_BankFinal", "bench clicks: the view swept")
 	seed := fset.Uint64("seed", 1, "demo: random seed (the same seed gives the same data)")
-	scale := fset.Int("scale", 1, "demo, bench load: tickets per day, provider and currency, in pairs")
+	scale := fset.Int("scale", 1, "demo, bench load: tickets per day, provider and currency, in pairs; bench all: the size factor (20: the full sizes)")
+	asJSON := fset.Bool("json", false, "bench all: the summary as JSON on stdout (the benchmarks' own output on stderr)")
 	out := fset.String("out", "", "demo: folder for the files (default DATA_DIR/demo)")
 	load := fset.Bool("load", false, "demo: import the files and the reference data")
 	ifEmpty := fset.Bool("if-empty", false, "demo --load: only into a database without imports")
@@ -232,12 +245,50 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 				return err
 			}
 			return bench.Audit(ctx, db.URL, cfg, orInt(*rows, 6000), stdout, md)
+		case "all":
+			return benchAll(ctx, db.URL, cfg, fset, meta, bench.AllOptions{Scale: *scale, Iterations: *iterations, Clients: *clients,
+				Calls: *calls, View: *view, JSON: *asJSON}, stdout, stderr)
 		}
-		return fmt.Errorf("bench: unknown benchmark %q (grid, clicks, load, export, import, reconcile, pivot, home or audit)", benchWhat)
+		return fmt.Errorf("bench: unknown benchmark %q (grid, clicks, load, export, import, reconcile, pivot, home, audit or all)", benchWhat)
 	default:
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("unknown command %q", cmd)
 	}
+}
+
+// benchAll runs `bench all`: every benchmark at the sizes of o.Scale, then
+// their summary; with --json the summary alone goes to stdout, so that a
+// machine can read it, and the benchmarks' own output to stderr.
+func benchAll(ctx context.Context, dbURL string, cfg server.Config, fset *flag.FlagSet, meta fs.FS, o bench.AllOptions, stdout, stderr io.Writer) error {
+	var sized []string     // flags that size one benchmark: --scale sizes them all here
+	o.PivotIterations = 20 // as bench pivot: each call sums every row
+	fset.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "rows", "users", "duration":
+			sized = append(sized, "-"+f.Name)
+		case "iterations":
+			o.PivotIterations = o.Iterations
+		}
+	})
+	if len(sized) > 0 {
+		return fmt.Errorf("bench all: -scale sets the sizes; leave out %s", strings.Join(sized, " and "))
+	}
+	md, err := engine.LoadMetadata(meta)
+	if err != nil {
+		return err
+	}
+	if o.Levels, err = recon.Load(meta); err != nil {
+		return err
+	}
+	if o.Binary, err = os.Executable(); err != nil {
+		return err
+	}
+	o.Meta = meta
+	out := stdout
+	if o.JSON {
+		out = stderr
+	}
+	return bench.All(ctx, dbURL, cfg, o, md, out, stdout)
 }
 
 // check validates what `serve` would validate, without serving: the

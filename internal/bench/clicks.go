@@ -228,6 +228,7 @@ func Clicks(ctx context.Context, dbURL string, cfg server.Config, o ClicksOption
 		clicks[i].p50 = percentile(ds, 50)
 	}
 	printClicks(out, clicks, o.Slow)
+	record(ctx, sweepFigure(o.View, clicks, o.Slow))
 	if o.Isolation > 0 {
 		plain := engine.New(engine.Options{Pool: pool, Metadata: md, Log: log, QueryTimeout: cfg.GridTimeout, NoDemand: true})
 		plainSrv, err := startAPI(ctx, pool, plain)
@@ -362,10 +363,42 @@ func isolation(ctx context.Context, out io.Writer, lanes, plain *apiServer, clic
 		}
 		rows = append(rows, []string{r.name, ms(percentile(r.cheap, 95)), ratio(percentile(r.cheap, 95), alone),
 			fmt.Sprintf("%.0f/s", float64(len(r.cheap))/d.Seconds()), heavyP50})
+		f := Figure{Bench: "clicks", Case: "isolation: " + r.name, Count: len(r.cheap), P50: percentile(r.cheap, 50),
+			P95: percentile(r.cheap, 95), Throughput: perSecond(len(r.cheap), d), Unit: "calls/s"}
+		if r.heavyClients > 0 {
+			f.FloorRatio, f.Floor = ratioOf(f.P95, alone), "the cheap clicks alone (p95)"
+			f.Target, f.Met = "p95 <= 2x alone", atMost(f.FloorRatio, 2)
+			f.Note = "heavy p50 " + heavyP50
+		}
+		record(ctx, f)
 	}
 	table(out, []string{"round", "cheap p95", "vs alone", "cheap calls", "heavy p50"}, rows)
 	fmt.Fprintln(out, "\ntarget: the cheap clicks' p95 beside the heavy ones within 2x of alone.")
 	return nil
+}
+
+// sweepFigure sums the sweep up in one figure for `bench all`: how many
+// clicks, how many over slow, their median and the slowest.
+func sweepFigure(view string, clicks []click, slow time.Duration) Figure {
+	var p50s []time.Duration
+	var over int
+	var slowest *click
+	for i := range clicks {
+		c := &clicks[i]
+		p50s = append(p50s, c.p50)
+		if c.p50 > slow {
+			over++
+		}
+		if slowest == nil || c.p50 > slowest.p50 {
+			slowest = c
+		}
+	}
+	f := Figure{Bench: "clicks", Case: fmt.Sprintf("every click of %s: %d clicks, %d over %s", view, len(clicks), over, ms(slow)),
+		Count: len(clicks), P50: percentile(p50s, 50), Target: "none over " + ms(slow), Met: met(over == 0)}
+	if slowest != nil {
+		f.Max, f.Note = slowest.p50, "slowest: "+slowest.name
+	}
+	return f
 }
 
 func printClicks(out io.Writer, clicks []click, slow time.Duration) {

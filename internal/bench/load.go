@@ -284,17 +284,39 @@ func Load(ctx context.Context, dbURL string, cfg server.Config, o LoadOptions, m
 	<-sampled
 
 	var rows [][]string
-	var all, errs int
+	var figures []Figure
+	var all, errs, refusals int
 	var firstErr error
 	for i, c := range calls {
 		s := stats[i]
 		all += len(s.took)
 		errs += s.errors
+		refusals += s.refusals
 		if firstErr == nil {
 			firstErr = s.firstErr
 		}
 		rows = append(rows, []string{c.name, strconv.Itoa(len(s.took)), ms(percentile(s.took, 50)), ms(percentile(s.took, 95)),
 			ms(percentile(s.took, 100)), strconv.Itoa(s.errors), strconv.Itoa(s.refusals)})
+		f := Figure{Bench: "load", Case: c.name, Count: len(s.took), P50: percentile(s.took, 50), P95: percentile(s.took, 95),
+			Max: percentile(s.took, 100)}
+		if s.errors > 0 || s.refusals > 0 {
+			f.Note = fmt.Sprintf("%d errors, %d refused by a bound", s.errors, s.refusals)
+		}
+		figures = append(figures, f)
+	}
+	figures = append(figures, Figure{Bench: "load", Case: fmt.Sprintf("all calls, %d users for %s", o.Users, o.Duration), Count: all,
+		Throughput: perSecond(all, o.Duration), Unit: "calls/s", Target: "0 errors", Met: met(errs == 0),
+		Note: fmt.Sprintf("%d errors, %d refused by a bound", errs, refusals)})
+	// The server's memory is the one that matters here: every row carries its peak.
+	var peakKB int64
+	for _, m := range memory {
+		peakKB = max(peakKB, m)
+	}
+	for _, f := range figures {
+		if peakKB > 0 {
+			f.PeakMB, f.Memory = float64(peakKB)/1024, MemoryServer
+		}
+		record(ctx, f)
 	}
 	table(out, []string{"call", "calls", "p50", "p95", "max", "errors", "refused by a bound"}, rows)
 	fmt.Fprintf(out, "\n%d calls, %.0f a second, %d errors\n", all, float64(all)/o.Duration.Seconds(), errs)

@@ -110,6 +110,9 @@ func Pivot(ctx context.Context, dbURL string, scfg server.Config, rows, iteratio
 			table_ = append(table_, []string{f.name, fmt.Sprintf("%d", matched), string(g),
 				ms(percentile(apiTimes, 50)), ms(percentile(apiTimes, 95)), ms(percentile(sqlTimes, 50)), ms(percentile(sqlTimes, 95)),
 				ratio(percentile(apiTimes, 50), percentile(sqlTimes, 50))})
+			record(ctx, Figure{Bench: "pivot", Case: fmt.Sprintf("%s, by %s", f.name, g), Count: len(apiTimes), P50: percentile(apiTimes, 50),
+				P95: percentile(apiTimes, 95), FloorRatio: ratioOf(percentile(apiTimes, 50), percentile(sqlTimes, 50)),
+				Floor: "the same statement alone on pgx (p50)", Target: "p95 < 500 ms", Met: met(percentile(apiTimes, 95) < 500*time.Millisecond)})
 		}
 	}
 	table(out, []string{"filters", "rows summed", "grouping", "API p50", "API p95", "SQL p50", "SQL p95", "API / SQL p50"}, table_)

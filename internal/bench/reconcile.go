@@ -220,6 +220,11 @@ func Reconcile(ctx context.Context, dbURL string, scfg server.Config, o Reconcil
 		rows = append(rows, []string{l.Slug, fmt.Sprintf("%d x %d", left, right), fmt.Sprintf("%d / %d / %d", run.Matched, run.Partial, run.LeftUnmatched),
 			seconds(took), seconds(floor), seconds(write), seconds(floor + write), ratio(took, floor+write),
 			fmt.Sprintf("%.0f", float64(written)/took.Seconds())})
+		f := Figure{Bench: "reconcile", Case: fmt.Sprintf("automatic run, %s (%s x %s)", l.Slug, thousands(int64(left)), thousands(int64(right))),
+			Time: took, Throughput: perSecond(written, took), Unit: "matches/s", FloorRatio: ratioOf(took, floor+write),
+			Floor: "automatic runs: a bare hash join of the two sides plus a COPY of the run's matches", Target: "< 15 s, <= 1.5x floor"}
+		f.Met = allMet(met(took < 15*time.Second), atMost(f.FloorRatio, 1.5))
+		record(ctx, f)
 	}
 	table(out, []string{"level", "left x right", "matched / partial / unmatched", "auto", "hash join", "COPY of its matches",
 		"floor", "auto / floor", "matches per second"}, rows)
@@ -374,7 +379,8 @@ func reportPages(ctx context.Context, pool *pgxpool.Pool, md *engine.Metadata, s
 		// The API and the SQL alone take turns, half the requests at a
 		// time, API-SQL then SQL-API, so work the machine does meanwhile
 		// (the runs' checkpoint, say) weighs on both alike.
-		both := func(clients int) (api, sql []time.Duration, err error) {
+		// apiTook is the API turns' time, for its calls a second.
+		both := func(clients int) (api, sql []time.Duration, apiTook time.Duration, err error) {
 			half := o.Iterations / 2
 			turns := []struct {
 				fn  func() (time.Duration, error)
@@ -382,13 +388,17 @@ func reportPages(ctx context.Context, pool *pgxpool.Pool, md *engine.Metadata, s
 				out *[]time.Duration
 			}{{apiCall, half, &api}, {sqlAlone, half, &sql}, {sqlAlone, o.Iterations - half, &sql}, {apiCall, o.Iterations - half, &api}}
 			for _, t := range turns {
+				start := time.Now()
 				d, err := run(clients, t.n, t.fn)
 				if err != nil {
-					return nil, nil, err
+					return nil, nil, 0, err
+				}
+				if t.out == &api {
+					apiTook += time.Since(start)
 				}
 				*t.out = append(*t.out, d...)
 			}
-			return api, sql, nil
+			return api, sql, apiTook, nil
 		}
 		for i := 0; i < 3; i++ { // warm the caches
 			if _, err := apiCall(); err != nil {
@@ -396,16 +406,22 @@ func reportPages(ctx context.Context, pool *pgxpool.Pool, md *engine.Metadata, s
 			}
 			sqlAlone()
 		}
-		a1, s1, err := both(1)
+		a1, s1, _, err := both(1)
 		if err != nil {
 			return err
 		}
-		a8, s8, err := both(o.Clients)
+		a8, s8, apiTook, err := both(o.Clients)
 		if err != nil {
 			return err
 		}
 		rows = append(rows, []string{c.name, ms(percentile(a1, 95)), ms(percentile(s1, 95)), ms(percentile(a8, 95)), ms(percentile(s8, 95)),
 			ratio(percentile(a8, 95), percentile(s8, 95))})
+		f := Figure{Bench: "reconcile", Case: fmt.Sprintf("report page, %s, %d clients", c.name, o.Clients), Count: len(a8),
+			P50: percentile(a8, 50), P95: percentile(a8, 95), Throughput: perSecond(len(a8), apiTook), Unit: "calls/s",
+			FloorRatio: ratioOf(percentile(a8, 95), percentile(s8, 95)),
+			Floor:      "report pages: the same SQL alone on pgx (p95)", Target: "p95 < 300 ms, <= 1.5x SQL"}
+		f.Met = allMet(met(f.P95 < 300*time.Millisecond), atMost(f.FloorRatio, 1.5))
+		record(ctx, f)
 	}
 	table(out, []string{"report", "API p95 (1)", "SQL p95 (1)", fmt.Sprintf("API p95 (%d)", o.Clients), fmt.Sprintf("SQL p95 (%d)", o.Clients), "API/SQL p95"}, rows)
 	fmt.Fprintln(out, "\ntargets (DESIGN.md 7): p95 under 300 ms with 8 clients; the API at most 1.5x the SQL alone.")
@@ -449,6 +465,8 @@ func nearCandidates(ctx context.Context, pool *pgxpool.Pool, srv *apiServer, cli
 			}
 		}
 		rows = append(rows, []string{c.slug, ms(percentile(all, 50)), ms(percentile(all, 95))})
+		record(ctx, Figure{Bench: "reconcile", Case: "manual dialog candidates, " + c.slug, Count: len(all), P50: percentile(all, 50),
+			P95: percentile(all, 95), Target: "p95 < 100 ms", Met: met(percentile(all, 95) < 100*time.Millisecond)})
 	}
 	table(out, []string{"level", "p50", "p95"}, rows)
 	fmt.Fprintln(out, "\ntarget (issue: matching groups): under 100 ms p95 at a million records.")
