@@ -461,8 +461,9 @@ func (s *Service) executeOnce(ctx context.Context, runID int64, l *Level) error 
 		if err != nil {
 			return err
 		}
-		// The exception queue: what the run left open (migration 00031).
-		if _, err := tx.Exec(ctx, `select recon_open_after_run($1)`, l.N); err != nil {
+		// The exception queue: what the run matched partly, and the open
+		// records no run had taken in (migrations 00031, 00041).
+		if _, err := tx.Exec(ctx, `select recon_open_after_run($1, $2)`, l.N, runID); err != nil {
 			return err
 		}
 		took.done("openItems")
