@@ -154,13 +154,10 @@ func TestWhyAnswersEveryLevelAndSide(t *testing.T) {
 	b := f.booking("14.00", "", "USD", "2026-06-03", "Nuvei", "")
 	p := f.payoutID("P-WHY")
 	ids := map[string]int64{"1/left": tk, "1/right": x, "2/left": x, "2/right": s, "3/left": p, "3/right": b}
-	// each side's reference, by the side and level of the candidate
-	var bref string
-	if err := f.pool.QueryRow(f.ctx, `select ref from recon_side_bank where id = $1`, b).Scan(&bref); err != nil {
-		t.Fatal(err)
-	}
+	// each side's reference, by the side and level of the candidate: a
+	// booking without an archive reference or number by its text
 	refs := map[string]string{"left/1": "3333333333333", "right/1": "3333333333333", "left/2": "3333333333333", "right/2": "3333333333333",
-		"left/3": "P-WHY", "right/3": bref}
+		"left/3": "P-WHY", "right/3": "payout"}
 	for _, l := range Levels {
 		for _, side := range []string{"left", "right"} {
 			key := string(rune('0'+l.N)) + "/" + side
@@ -182,6 +179,20 @@ func TestWhyAnswersEveryLevelAndSide(t *testing.T) {
 			if want := refs[other(side)+"/"+key[:1]]; cands[0]["ref"] != want {
 				t.Errorf("why %s %s: the candidate's reference is %v, want %q", l.Slug, side, cands[0]["ref"], want)
 			}
+		}
+	}
+	// a booking's archive reference, else its number, else its text, else
+	// its account; an empty one counts as none
+	for _, tt := range []struct{ archive, number, text, want string }{
+		{"ARC-1", "N-1", "payout", "ARC-1"}, {"", "N-1", "payout", "N-1"}, {"", "", "  ", "ACC-USD"}, {"", "", "NUVEI 0603", "NUVEI 0603"},
+	} {
+		if _, err := f.pool.Exec(f.ctx, `update bank_booking set bank_archive_reference = nullif($2, 'null'), number = $3, text = $4 where id = $1`,
+			b, tt.archive, tt.number, tt.text); err != nil {
+			t.Fatal(err)
+		}
+		var ref string
+		if err := f.pool.QueryRow(f.ctx, `select ref from recon_side_bank where id = $1`, b).Scan(&ref); err != nil || ref != tt.want {
+			t.Errorf("archive %q, number %q, text %q: reference %q (%v), want %q", tt.archive, tt.number, tt.text, ref, err, tt.want)
 		}
 	}
 }
