@@ -230,8 +230,42 @@ func Reconcile(ctx context.Context, dbURL string, scfg server.Config, o Reconcil
 		"floor", "auto / floor", "matches per second"}, rows)
 	fmt.Fprintln(out, "\ntargets (DESIGN.md 7): under 15 s per level with the matches written and every figure current; at most 1.5x the floor,")
 	fmt.Fprintln(out, "the bare hash join of the two sides plus a COPY of the run's matches into an empty copy of recon_match with its keys, indexes and checks.")
+	if err := laterRun(ctx, pool, svc, actor, out); err != nil {
+		return err
+	}
 
 	return reportPages(ctx, pool, md, svc, o, out)
+}
+
+// laterRun times a run of the first level as later days' runs are: its
+// groups exist (the first run made them), and a tenth of its one-to-one
+// matches are to be made again (deleted first, as records that came in
+// since would be), so every new match is checked against the live groups.
+func laterRun(ctx context.Context, pool *pgxpool.Pool, svc *recon.Service, actor context.Context, out io.Writer) error {
+	l := svc.Levels()[0]
+	var groups int
+	if err := pool.QueryRow(ctx, `select count(distinct match_id) from recon_match_member where level = $1 and live`, l.N).Scan(&groups); err != nil {
+		return err
+	}
+	tag, err := pool.Exec(ctx, `delete from recon_match m where m.level = $1 and m.undone_on is null and m.id % 10 = 0
+		and not exists (select 1 from recon_match_member mm where mm.match_id = m.id)`, l.N)
+	if err != nil {
+		return err
+	}
+	if _, err := pool.Exec(ctx, `vacuum analyze recon_match`); err != nil {
+		return err
+	}
+	start := time.Now()
+	run, err := svc.RunNow(actor, l)
+	if err != nil {
+		return fmt.Errorf("%s, later run: %w", l.Slug, err)
+	}
+	took := time.Since(start)
+	fmt.Fprintf(out, "\na later run of %s beside %s live groups: %s matches to make again, %s made in %s (target: under 15 s)\n",
+		l.Slug, thousands(int64(groups)), thousands(tag.RowsAffected()), thousands(int64(run.Matched+run.Partial)), seconds(took))
+	record(ctx, Figure{Bench: "reconcile", Case: fmt.Sprintf("later run, %s: a tenth to make again beside %s groups", l.Slug, thousands(int64(groups))),
+		Time: took, Throughput: perSecond(run.Matched+run.Partial, took), Unit: "matches/s", Target: "< 15 s", Met: met(took < 15*time.Second)})
+	return nil
 }
 
 // hashJoin times a join with hash joins only, on one connection.

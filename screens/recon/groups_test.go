@@ -207,6 +207,14 @@ func TestGroupOneTransactionTwoSettlements(t *testing.T) {
 	if deref(m.AmountVariance) != "0.00" || len(m.RightIDs) != 2 {
 		t.Fatalf("group: %+v", m)
 	}
+	// the database refuses a new live match of the group's further settlement
+	// (the right side of the claim check; TestGroupTwoTicketsOneTransaction has the left)
+	var pg *pgconn.PgError
+	_, err = f.pool.Exec(f.ctx, `insert into recon_match (level, left_id, right_id, status, rule, created_by) values (2, $1, $2, 'matched', 'manual', 'x')`,
+		f.transaction("1250000000022", "Nuvei", "30.00", "USD", "2026-10-03"), m.RightIDs[1]) // (after the reports' month)
+	if !errors.As(err, &pg) || pg.Code != "23505" || !strings.Contains(pg.Message, "already is in a live group") {
+		t.Errorf("a second live match of a grouped settlement: %v", err)
+	}
 	equalRows(t, "report", f.rowsOf(`select transaction_amount, settle_total_amount, total_fees, amount_after_fees, settlement_amount, variance, recon_status
 		from recon_transaction_settlement_report('2026-09-01', '2026-09-30', null, null, null)`), "100.00|100.00|2.00|98.00|100.00|0|Matched")
 	equalRows(t, "report by ticket", f.rowsOf(`select transaction_amount, settle_total_amount, total_fees, amount_after_fees, settlement_amount, variance, recon_status
