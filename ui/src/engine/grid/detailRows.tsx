@@ -33,8 +33,6 @@ export interface DetailRows {
   rowKey(row: Row): string;
   rowHeight(row: Row): number;
   renderRow(key: Key, props: RenderRowProps<Row>): ReactNode;
-  /** Closes every expander (after the rows were changed elsewhere, e.g. in an editor). */
-  collapseAll(): void;
 }
 
 /**
@@ -134,15 +132,13 @@ export function useDetailRows(view: ViewMeta, rows: Row[], rowHeight: number, re
     [details, refreshed, measured],
   );
 
-  return {
-    enabled,
-    rows: shown,
-    columns,
-    rowKey: (row) => (isDetailRow(row) ? `${String(row[DETAIL_OF])}::detail` : keyOf(row)),
-    rowHeight: (row) => (isDetailRow(row) ? (heights[String(row[DETAIL_OF])] ?? DETAIL_HEIGHT) : rowHeight),
-    renderRow,
-    collapseAll: () => setOpen(new Set()),
-  };
+  // (stable functions: react-data-grid lays its rows out again when they change)
+  const rowKey = useCallback((row: Row) => (isDetailRow(row) ? `${String(row[DETAIL_OF])}::detail` : keyOf(row)), [keyOf]);
+  const heightOf = useCallback(
+    (row: Row) => (isDetailRow(row) ? (heights[String(row[DETAIL_OF])] ?? DETAIL_HEIGHT) : rowHeight),
+    [heights, rowHeight],
+  );
+  return { enabled, rows: shown, columns, rowKey, rowHeight: heightOf, renderRow };
 }
 
 /** Reports the height its content needs whenever that changes (where the browser can say). */
