@@ -19,6 +19,7 @@ package recon
 
 import (
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"strconv"
@@ -846,18 +847,8 @@ func (m *oModel) autoSplits(level int) {
 			}
 		}
 	}
-	undone := map[oPair]bool{}
-	for _, mt := range m.matches {
-		if mt.ended != "" {
-			undone[mt.pair()] = true
-		}
-	}
-	ids := make([]int64, 0, len(sized))
-	for id := range sized {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
+	undone := m.undonePairs()
+	for _, id := range slices.Sorted(maps.Keys(sized)) {
 		os := pairs[id]
 		contested := false
 		for _, o := range os {
@@ -933,18 +924,8 @@ func (m *oModel) autoSubsets(level int, pairs map[int64][]*oSide, anchorLeft boo
 			held[o.id]++
 		}
 	}
-	undone := map[oPair]bool{}
-	for _, mt := range m.matches {
-		if mt.ended != "" {
-			undone[mt.pair()] = true
-		}
-	}
-	anchors := make([]int64, 0, len(chosen))
-	for id := range chosen {
-		anchors = append(anchors, id)
-	}
-	slices.Sort(anchors)
-	for _, anchor := range anchors {
+	undone := m.undonePairs()
+	for _, anchor := range slices.Sorted(maps.Keys(chosen)) {
 		sub := chosen[anchor]
 		if slices.ContainsFunc(sub, func(o *oSide) bool { return held[o.id] > 1 }) {
 			m.cover("split subsets left to the user (a record two anchors' subsets hold)", 1)
@@ -962,6 +943,18 @@ func (m *oModel) autoSubsets(level int, pairs map[int64][]*oSide, anchorLeft boo
 			m.cover("automatic split subsets that leave key-mates out, level "+strconv.Itoa(level), 1)
 		}
 	}
+}
+
+// undonePairs are the first pairs of the matches a user undid (a run does
+// not make them again).
+func (m *oModel) undonePairs() map[oPair]bool {
+	undone := map[oPair]bool{}
+	for _, mt := range m.matches {
+		if mt.ended != "" {
+			undone[mt.pair()] = true
+		}
+	}
+	return undone
 }
 
 // subsets are the subsets of 2 to most of xs, each once, in xs's order.
