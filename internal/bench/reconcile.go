@@ -187,8 +187,13 @@ func Reconcile(ctx context.Context, dbURL string, scfg server.Config, o Reconcil
 	// Every level starts unmatched, with the matches' table as a growing
 	// one is: rows added at its end (a run's matches are new rows; undo
 	// updates a few). Deleting a million matches instead would leave their
-	// space to be refilled page by page, which no real run meets.
-	if _, err := pool.Exec(ctx, `truncate recon_match, recon_match_member, recon_run`); err != nil {
+	// space to be refilled page by page, which no real run meets. And
+	// every record is unseen, as after its import: no run has taken it in,
+	// so the exception queue holds none (the open items an earlier bench
+	// left would be found and deleted by the run's insert, seconds no
+	// first run spends).
+	if _, err := pool.Exec(ctx, `truncate recon_match, recon_match_member, recon_run; truncate recon_open_item;
+		select recon_unseen_seed(null)`); err != nil {
 		return err
 	}
 	if _, err := pool.Exec(ctx, `vacuum analyze recon_match, recon_ticket_day, recon_transaction_day`); err != nil {

@@ -456,14 +456,23 @@ func (s *Service) executeOnce(ctx context.Context, runID int64, l *Level) error 
 		if err := lockLevel(ctx, tx, l, 0); err != nil {
 			return err
 		}
+		// The records no run of the level has taken in: the ranges
+		// committed by now, whose records every later read of the run
+		// sees (migration 00044). Ranges written meanwhile wait for the
+		// next run.
+		var unseen []int64
+		if err := tx.QueryRow(ctx, `select coalesce(array_agg(id), '{}') from recon_unseen where level = $1`, l.N).Scan(&unseen); err != nil {
+			return err
+		}
 		took := steps{last: time.Now()}
 		m, err := match(ctx, tx, l, runID, actor, &took)
 		if err != nil {
 			return err
 		}
 		// The exception queue: what the run matched partly, and the open
-		// records no run had taken in (migrations 00031, 00041).
-		if _, err := tx.Exec(ctx, `select recon_open_after_run($1, $2)`, l.N, runID); err != nil {
+		// records of the unseen ranges, which then go (migrations 00031,
+		// 00041, 00044).
+		if _, err := tx.Exec(ctx, `select recon_open_after_run($1, $2, $3)`, l.N, runID, unseen); err != nil {
 			return err
 		}
 		took.done("openItems")

@@ -2444,6 +2444,7 @@ func (o *oracleRun) compare(reports bool) {
 	o.check("live matches record by record", o.recordDiffs())
 	o.check("ended matches", o.endedDiffs())
 	o.check("open items", o.openItemDiffs())
+	o.check("manual dialog candidates", o.candidateDiffs())
 	o.learnMatchIDs()
 	if !reports {
 		return

@@ -121,6 +121,33 @@ func recordOfSQL(l *Level, which string) string {
 const filterSQL = `with filter as (select $1::date as from_date, $2::date as to_date, $3::text[] as currencies,
 	$4::text[] as providers, $5::text as ticket)`
 
+// openSetSQL selects the ids of the records of side which without a live
+// match at level l dated within the filter f (migration 00044), without
+// testing every record of the dates against the level's matches:
+//   - the exception queue's rows of the side with no live match;
+//   - the records of the side's unseen ranges (no run has taken them in)
+//     that count, have no row and no live match;
+//   - the records that do not count or were made by hand (never in the
+//     queue) with no live match.
+//
+// The three are disjoint. It needs f in scope (a lateral subquery).
+func openSetSQL(l *Level, which string) string {
+	s := l.side(which)
+	return fmt.Sprintf(`
+		select o.record_id from recon_open_item o
+		where o.level = %[1]d and o.side = '%[2]s' and o.match_id is null and o.date between f.from_date and f.to_date
+		union all
+		select distinct u_s.id from recon_unseen u join %[3]s u_s on u_s.id between u.lo and u.hi
+		where u.level = %[1]d and u.side = '%[2]s' and u_s.date between f.from_date and f.to_date
+		  and u_s.counted and not u_s.manual
+		  and not exists (select 1 from recon_open_item o where o.level = %[1]d and o.side = '%[2]s' and o.record_id = u_s.id)
+		  and %[4]s
+		union all
+		select h.id from %[3]s h
+		where h.date between f.from_date and f.to_date and (not h.counted or h.manual) and %[5]s`,
+		l.N, which, s.Source, openSQL(l, which, "u_s"), openSQL(l, which, "h"))
+}
+
 // candidatesOfSQL selects the unmatched records of side which within the
 // filters, with the dialog's columns under their field names.
 func candidatesOfSQL(l *Level, which string) string {
@@ -139,8 +166,8 @@ func candidatesOfSQL(l *Level, which string) string {
 			where = append(where, `(f.ticket is null or s.ref = f.ticket)`)
 		}
 	}
-	where = append(where, openSQL(l, which, "s"))
-	return fmt.Sprintf(`select s.id as id__, %s from filter f, %s s where %s`, strings.Join(cols, ", "), s.Source, strings.Join(where, " and "))
+	return fmt.Sprintf(`select s.id as id__, %s from filter f cross join lateral (%s) open (id) join %s s on s.id = open.id where %s`,
+		strings.Join(cols, ", "), openSetSQL(l, which), s.Source, strings.Join(where, " and "))
 }
 
 // whyPairsSQL selects, for one record ($1) of side which, the records of

@@ -47,8 +47,10 @@ func TestEscalateOverdue(t *testing.T) {
 	id(`insert into settlement (payout_id, client_unique_id, settlement_date, provider_actor, settlement_currency, gross_amount, fees, settlement_net, natural_key, import_file_id)
 		values ('PO-1', '1250000000093', '2026-03-01', 'Nuvei', 'SEK', 50, 1, 49, 's1', 1)`)
 
-	// runs of levels 1 and 2 have seen them (and matched none: run 0)
-	if _, err := pool.Exec(ctx, `select recon_open_after_run(1, 0); select recon_open_after_run(2, 0)`); err != nil {
+	// runs of levels 1 and 2 have seen them (and matched none: run 0) - with
+	// their unseen ranges
+	if _, err := pool.Exec(ctx, `select recon_open_after_run(l, 0, (select array_agg(id) from recon_unseen where level = l))
+		from generate_series(1, 2) l`); err != nil {
 		t.Fatal(err)
 	}
 	s := New(pool, nil)
