@@ -25,6 +25,14 @@ import (
 // outlasts the quick lane with equality filters and a sort records its
 // index in grid_index_demand, and EnsureIndexes builds the most demanded
 // DemandedPerTable of each table and drops those that fall out of them.
+//
+// A range on one further column (DueOn after a day, oldest first) has the
+// same trouble when its rows lie at the far end of the sort's order - the
+// two columns go together: the due day follows the date - and its own
+// index gives half the table to sort. Its column comes last in the index,
+// after the key: the index is read in the sort's order and the range is
+// tested on each entry of the index, not on each row of the table, so the
+// read skips the rows outside it without fetching them.
 
 // DemandedPerTable is how many indexes made on demand a table keeps: each
 // one slows every write to the table a little.
@@ -35,24 +43,33 @@ type demandIndex struct {
 	name, view, table string
 	filterFields      []string // sorted, distinct
 	sortField         string
+	rangeField        string   // "": none
 	keys              []string // SQL of the index's key, in order
 	columns           string   // the key as shown: lower(currency), amount_usd, id
 }
 
-// demandOf is the index that serves equality filters on filterFields with
-// a sort by sortField, or false when one cannot: one or two filter
-// columns, each compared by equality (a datetime column's equality is a
-// day, a range), the sort on another sortable column.
-func (v *View) demandOf(filterFields []string, sortField string) (demandIndex, bool) {
-	fields := slices.Clone(filterFields)
+// demandOf is the index that serves equality filters on filterFields and a
+// range on rangeField ("": none) with a sort by sortField, or false when
+// one cannot: up to two equality columns (a datetime column's equality is
+// a day, a range) and at most one range, one of them at least, the sort on
+// another sortable column.
+func (v *View) demandOf(filterFields []string, sortField, rangeField string) (demandIndex, bool) {
+	fields := append([]string{}, filterFields...) // never nil: stored as an array
 	slices.Sort(fields)
 	fields = slices.Compact(fields)
 	sortCol := v.column(sortField)
-	if !v.Large || len(fields) == 0 || len(fields) > 2 || sortCol == nil || !sortCol.IsSortable() ||
-		slices.Contains(fields, sortField) || sortField == v.Key {
+	if !v.Large || len(fields)+len(rangeField) == 0 || len(fields) > 2 || sortCol == nil || !sortCol.IsSortable() ||
+		slices.Contains(fields, sortField) || sortField == v.Key || rangeField == sortField || slices.Contains(fields, rangeField) {
 		return demandIndex{}, false
 	}
-	d := demandIndex{view: v.Name, table: v.Source, filterFields: fields, sortField: sortField}
+	var rangeCol *Column
+	if rangeField != "" {
+		rangeCol = v.column(rangeField)
+		if rangeCol == nil || rangeCol.Column == sortCol.Column || !slices.ContainsFunc(rangeCol.Ops(), isRangeOp) {
+			return demandIndex{}, false
+		}
+	}
+	d := demandIndex{view: v.Name, table: v.Source, filterFields: fields, sortField: sortField, rangeField: rangeField}
 	var shown []string
 	add := func(c *Column) {
 		key, show := pgx.Identifier{c.Column}.Sanitize(), c.Column
@@ -71,6 +88,9 @@ func (v *View) demandOf(filterFields []string, sortField string) (demandIndex, b
 	add(sortCol)
 	key := v.column(v.Key)
 	d.keys, shown = append(d.keys, pgx.Identifier{key.Column}.Sanitize()), append(shown, key.Column)
+	if rangeCol != nil {
+		add(rangeCol)
+	}
 	d.columns = strings.Join(shown, ", ")
 	h := fnv.New32a()
 	h.Write([]byte(d.table + ":" + d.columns))
@@ -84,17 +104,29 @@ func (v *View) demandFor(r GridRequest) (demandIndex, bool) {
 		return demandIndex{}, false
 	}
 	var fields []string
+	rangeField := ""
 	for _, c := range r.Filters {
-		if c.Op != OpEquals || c.Value == nil {
+		switch {
+		case c.Value == nil:
+			return demandIndex{}, false
+		case c.Op == OpEquals:
+			fields = append(fields, c.Field)
+		case isRangeOp(c.Op) && (rangeField == "" || rangeField == c.Field):
+			rangeField = c.Field
+		default:
 			return demandIndex{}, false
 		}
-		fields = append(fields, c.Field)
 	}
 	sortField := r.SortField
 	if sortField == "" {
 		sortField = v.DefaultSort.Field
 	}
-	return v.demandOf(fields, sortField)
+	return v.demandOf(fields, sortField, rangeField)
+}
+
+// isRangeOp reports a filter operator that compares with bounds.
+func isRangeOp(op string) bool {
+	return op == OpLt || op == OpLte || op == OpGt || op == OpGte || op == OpBetween
 }
 
 func (d demandIndex) createSQL() string {
@@ -113,10 +145,11 @@ func (e *Engine) recordDemand(ctx context.Context, r GridRequest) {
 	if !ok {
 		return
 	}
-	_, err := e.pool.Exec(context.WithoutCancel(ctx), `insert into grid_index_demand (name, view_name, table_name, filter_fields, sort_field, columns)
-		values ($1, $2, $3, $4, $5, $6)
+	_, err := e.pool.Exec(context.WithoutCancel(ctx), `insert into grid_index_demand (name, view_name, table_name, filter_fields, sort_field,
+			range_field, columns)
+		values ($1, $2, $3, $4, $5, nullif($6, ''), $7)
 		on conflict (name) do update set demanded = grid_index_demand.demanded + 1, last_on = now()`,
-		d.name, d.view, d.table, d.filterFields, d.sortField, d.columns)
+		d.name, d.view, d.table, d.filterFields, d.sortField, d.rangeField, d.columns)
 	if err != nil {
 		e.log.Error("index demand not recorded", "index", d.name, "err", err)
 		return
@@ -156,7 +189,7 @@ func (e *Engine) BuildingIndexes() bool { return e.building.Load() }
 // demanded indexes that still fit the metadata (a field renamed or no
 // longer offered drops its demand's index).
 func keptDemands(ctx context.Context, conn *pgx.Conn, md *Metadata) ([]demandIndex, error) {
-	rows, err := conn.Query(ctx, `select name, view_name, filter_fields, sort_field from grid_index_demand
+	rows, err := conn.Query(ctx, `select name, view_name, filter_fields, sort_field, coalesce(range_field, '') from grid_index_demand
 		order by table_name, demanded desc, last_on desc, name`)
 	if err != nil {
 		return nil, err
@@ -164,11 +197,11 @@ func keptDemands(ctx context.Context, conn *pgx.Conn, md *Metadata) ([]demandInd
 	type rec struct {
 		name, view string
 		fields     []string
-		sort       string
+		sort, rng  string
 	}
 	recs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (rec, error) {
 		var x rec
-		return x, r.Scan(&x.name, &x.view, &x.fields, &x.sort)
+		return x, r.Scan(&x.name, &x.view, &x.fields, &x.sort, &x.rng)
 	})
 	if err != nil {
 		return nil, err
@@ -180,7 +213,7 @@ func keptDemands(ctx context.Context, conn *pgx.Conn, md *Metadata) ([]demandInd
 		if v == nil {
 			continue
 		}
-		d, ok := v.demandOf(x.fields, x.sort)
+		d, ok := v.demandOf(x.fields, x.sort, x.rng)
 		if !ok || d.name != x.name || perTable[d.table] >= DemandedPerTable {
 			continue
 		}
@@ -197,8 +230,14 @@ func buildDemand(ctx context.Context, conn *pgx.Conn, d demandIndex, log *slog.L
 	if valid {
 		return nil
 	}
-	return recordBuild(ctx, conn, d.name, d.table, d.columns, "demand", d.view+": equals on "+strings.Join(d.filterFields, ", ")+", sort "+d.sortField,
-		d.createSQL(), log)
+	why := d.view + ": "
+	if len(d.filterFields) > 0 {
+		why += "equals on " + strings.Join(d.filterFields, ", ") + ", "
+	}
+	if d.rangeField != "" {
+		why += "range on " + d.rangeField + ", "
+	}
+	return recordBuild(ctx, conn, d.name, d.table, d.columns, "demand", why+"sort "+d.sortField, d.createSQL(), log)
 }
 
 // DemandedIndex is an index made on demand, as `ledgerdesk check` lists it.

@@ -30,9 +30,28 @@ func TestDemandIndexFollowsTheRequest(t *testing.T) {
 	if d, ok := v.demandFor(GridRequest{Filters: []Cond{{"Status", "equals", "Booked"}}}); !ok || d.columns != "lower(status), created_on, id" {
 		t.Errorf("default sort: %+v", d)
 	}
+	// A range comes last, after the key: the index is read in the sort's
+	// order and the range tested on its entries.
+	if d, ok := v.demandFor(GridRequest{Filters: []Cond{{"AmountLocal", "gt", "5"}}, SortField: "BookedDate"}); !ok ||
+		d.columns != "booked_date, id, amount_local" || d.rangeField != "AmountLocal" {
+		t.Errorf("a range: %+v %v", d, ok)
+	}
+	// with equality filters before the sort, both bounds of one column, the default sort
+	if d, ok := v.demandFor(GridRequest{Filters: []Cond{{"ImportDate_Time", "gte", "2026-01-01"}, {"Currency", "equals", "NOK"},
+		{"ImportDate_Time", "lt", "2026-02-01"}}}); !ok || d.columns != "lower(currency), created_on, id, import_date_time" {
+		t.Errorf("a range with an equality: %+v %v", d, ok)
+	}
+	// a range's demand is another index than the equality's on the same columns
+	byRange, _ := v.demandFor(GridRequest{Filters: []Cond{{"AmountUsd", "gt", "5"}}, SortField: "BookedDate"})
+	byEquality, _ := v.demandFor(GridRequest{Filters: []Cond{{"AmountUsd", "equals", "5"}}, SortField: "BookedDate"})
+	if byRange.name == "" || byRange.name == byEquality.name {
+		t.Errorf("range and equality on AmountUsd: %q and %q", byRange.name, byEquality.name)
+	}
 	for name, r := range map[string]GridRequest{
 		"a pattern":                  {Filters: []Cond{{"Text", "contains", "payout"}}, SortField: "AmountUsd"},
-		"a range":                    {Filters: []Cond{{"AmountLocal", "gt", "5"}}, SortField: "BookedDate"},
+		"two ranges":                 {Filters: []Cond{{"AmountLocal", "gt", "5"}, {"AmountUsd", "lt", "9"}}, SortField: "BookedDate"},
+		"the sort is the range":      {Filters: []Cond{{"AmountLocal", "gt", "5"}}, SortField: "AmountLocal"},
+		"a range and an empty test":  {Filters: []Cond{{"AmountLocal", "gt", "5"}, {"Actor", "isEmpty", nil}}, SortField: "AmountUsd"},
 		"a datetime day":             {Filters: []Cond{{"ImportDate_Time", "equals", "2026-01-01"}}, SortField: "AmountUsd"},
 		"the sort is the filter":     {Filters: []Cond{{"Currency", "equals", "NOK"}}, SortField: "Currency"},
 		"three filters":              {Filters: []Cond{{"Currency", "equals", "NOK"}, {"Actor", "equals", "Card"}, {"Status", "equals", "x"}}, SortField: "BookedDate"},
@@ -194,5 +213,111 @@ func TestIndexesMadeOnDemand(t *testing.T) {
 	listed, err := DemandedIndexes(ctx, f.pool)
 	if err != nil || len(listed) != 7 || listed[0].Demanded != 15 || listed[6].State != "not built" {
 		t.Errorf("demands listed: %v %+v", err, listed)
+	}
+}
+
+// A range on one column with a sort on another whose order it follows
+// (import time and creation time): the range's rows lie at the far end of
+// the sort's index. A read of it slower than the lanes' Demand, though done
+// in the quick lane, asks for its index made on demand, which carries the
+// range's column after the key; the planner reads the page through it,
+// testing the range on the index's entries, and the pages are those read
+// without it.
+func TestRangeIndexMadeOnDemand(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.exec(t, `insert into bank_booking (bank_account, booked_date, amount_local, currency, text, actor, status, created_on, import_date_time)
+		select 'ACC-' || (i % 5), date '2026-01-01' + (i % 30), (i % 97) - 20, 'SEK', 'Booking ' || i, 'Card', 'Booked',
+		       timestamptz '2026-01-01' + make_interval(mins => i), timestamptz '2026-01-01' + make_interval(mins => i, secs => i % 7)
+		from generate_series(1, 20000) i`)
+	f.exec(t, `analyze bank_booking`)
+	md := f.e.Metadata()
+	// reads in the quick lane slower than 50 ms ask for an index
+	e := New(Options{Pool: f.pool, Metadata: md, QueryTimeout: 30 * time.Second, Lanes: &Lanes{Quick: 20 * time.Second, Demand: 50 * time.Millisecond},
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	// the oldest tenth, newest first (the view's default sort)
+	r := GridRequest{ViewName: "VW_BankFinal", Filters: []Cond{{"ImportDate_Time", "lt", "2026-01-02T09:20:00Z"}}, PageSize: 50}
+	pages := func() string {
+		var out []string
+		for r.PageNumber = 0; r.PageNumber < 300; r.PageNumber += r.PageSize {
+			p, err := f.e.Page(f.ctx, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprintf("%d %s", p.TotalCount, p.data))
+		}
+		return strings.Join(out, "\n")
+	}
+	before := pages()
+	if !strings.HasPrefix(before, "1999 ") {
+		t.Fatalf("the filter holds %.20s rows, not 1999", before)
+	}
+	want, ok := md.Views["VW_BankFinal"].demandFor(r)
+	if !ok {
+		t.Fatal("no index for a range with the default sort")
+	}
+	// A read held by a lock on the table for more than 50 ms, done in the
+	// quick lane, records the index.
+	lock, err := f.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Rollback(ctx)
+	if _, err := lock.Exec(ctx, `lock table bank_booking in access exclusive mode`); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	r.PageNumber = 0
+	go func() {
+		_, err := e.Page(f.ctx, r)
+		done <- err
+	}()
+	pgtest.WaitFor(t, 20*time.Second, "the read waiting for 100 ms", func() bool {
+		var slow int
+		f.pool.QueryRow(ctx, `select count(*) from pg_stat_activity where wait_event_type = 'Lock'
+			and query like '%bank_booking%' and now() - query_start > interval '100 milliseconds'`).Scan(&slow)
+		return slow > 0
+	})
+	lock.Rollback(ctx)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if c := e.lanes.Counts(); c.Quick != 1 || c.Demoted != 0 {
+		t.Fatalf("the read was not done in the quick lane: %+v", c)
+	}
+	pgtest.WaitFor(t, 20*time.Second, "index "+want.name+" ready", func() bool {
+		var state string
+		f.pool.QueryRow(ctx, `select state from grid_index where name = $1`, want.name).Scan(&state)
+		return state == "ready"
+	})
+	pgtest.WaitFor(t, 20*time.Second, "the background build ended", func() bool { return !e.building.Load() })
+	var def string
+	f.pool.QueryRow(ctx, `select indexdef from pg_indexes where indexname = $1`, want.name).Scan(&def)
+	if !strings.HasSuffix(def, "USING btree (created_on, id, import_date_time)") {
+		t.Fatalf("index: %s", def)
+	}
+	r.PageNumber = 0
+	g, err := e.SQL(f.ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan string
+	rows, _ := f.pool.Query(ctx, "explain "+g.Page, g.PageArgs...)
+	for rows.Next() {
+		var line string
+		rows.Scan(&line)
+		plan += line + "\n"
+	}
+	rows.Close()
+	if !strings.Contains(plan, want.name) || !strings.Contains(plan, "Index Cond: (import_date_time <") {
+		t.Errorf("the page is not read through %s with the range on its entries:\n%s", want.name, plan)
+	}
+	if after := pages(); after != before {
+		t.Error("the pages changed with the index made on demand")
+	}
+	var kept string
+	f.pool.QueryRow(ctx, `select coalesce(range_field, '') from grid_index_demand where name = $1`, want.name).Scan(&kept)
+	if kept != "ImportDate_Time" {
+		t.Errorf("the demand keeps range field %q", kept)
 	}
 }

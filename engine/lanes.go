@@ -32,6 +32,11 @@ type Lanes struct {
 	Wait         time.Duration // the longest a heavy read waits for its place (default 10 s)
 	// Remember is how long a shape found heavy goes straight to the heavy lane.
 	Remember time.Duration
+	// Demand: a read done in the quick lane that took longer asks for an
+	// index made on demand, as one that outlasts the lane does (0: only
+	// those). A click's target is 100 ms: a read of 200 ms never outlasts a
+	// quick lane of 500 ms, yet an index may make it one of 5.
+	Demand time.Duration
 
 	once   sync.Once
 	total  chan struct{}
@@ -179,10 +184,14 @@ func (e *Engine) pageInLanes(ctx context.Context, r GridRequest, l *Lanes) (*Gri
 	key := shape(r)
 	heavy := readMode{timeout: e.timeout, heavy: true}
 	if !l.knownHeavy(key, e.now()) {
+		start := time.Now()
 		p, err := e.page(ctx, r, readMode{timeout: l.Quick})
 		if !statementTimedOut(ctx, err) {
 			if err == nil {
 				l.count(&l.passes.quick)
+				if l.Demand > 0 && time.Since(start) > l.Demand {
+					e.recordDemand(ctx, r) // a composite index may serve it
+				}
 			}
 			return p, err
 		}
@@ -190,7 +199,7 @@ func (e *Engine) pageInLanes(ctx context.Context, r GridRequest, l *Lanes) (*Gri
 		// next pages wait for a place in the heavy lane, unless this read
 		// shows the slowness was the moment's (a busy machine), not its own.
 		l.rememberHeavy(key, e.now())
-		start := time.Now()
+		start = time.Now()
 		p, err = e.page(ctx, r, heavy)
 		if err == nil && time.Since(start) < 2*l.Quick {
 			// Not clearly heavy: on a busy machine every read is slower, and

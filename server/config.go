@@ -43,7 +43,11 @@ type Config struct {
 	ExportsTotal    int    // EXPORTS_TOTAL: downloads streaming at once, all users together
 	// GRID_QUICK_MS: the statement timeout of the quick lane of grid reads;
 	// a read that outlasts it goes to the heavy lane (0: no lanes).
-	GridQuick       time.Duration
+	GridQuick time.Duration
+	// GRID_DEMAND_MS: a grid read of a large view slower than this asks for
+	// an index made on demand when one can serve it (0: only reads that
+	// outlast the quick lane do).
+	GridDemand      time.Duration
 	GridTimeout     time.Duration // GRID_TIMEOUT_SECONDS: the statement timeout of a heavy grid read
 	GridHeavyTotal  int           // GRID_HEAVY_TOTAL: heavy grid reads at once, all users together
 	GridHeavyUser   int           // GRID_HEAVY_PER_USER: heavy grid reads at once of one user
@@ -73,6 +77,7 @@ const (
 	DefaultExportsPerUser = 2
 	DefaultExportsTotal   = 4
 	DefaultGridQuick      = 500 * time.Millisecond
+	DefaultGridDemand     = 100 * time.Millisecond
 	DefaultGridTimeout    = 10 * time.Second
 	DefaultGridHeavyUser  = 1
 	DefaultPivotPeriods   = 2000
@@ -105,6 +110,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		ExportsPerUser:  DefaultExportsPerUser,
 		ExportsTotal:    DefaultExportsTotal,
 		GridQuick:       DefaultGridQuick,
+		GridDemand:      DefaultGridDemand,
 		GridTimeout:     DefaultGridTimeout,
 		GridHeavyTotal:  max(1, runtime.NumCPU()/2),
 		GridHeavyUser:   DefaultGridHeavyUser,
@@ -215,6 +221,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		min, max int
 	}{
 		{"GRID_QUICK_MS", &cfg.GridQuick, time.Millisecond, 0, 60000},
+		{"GRID_DEMAND_MS", &cfg.GridDemand, time.Millisecond, 0, 60000},
 		{"GRID_TIMEOUT_SECONDS", &cfg.GridTimeout, time.Second, 1, 3600},
 	} {
 		if v := getenv(d.name); v != "" {
@@ -302,5 +309,5 @@ func (cfg Config) Lanes() *engine.Lanes {
 	if cfg.GridQuick <= 0 {
 		return nil
 	}
-	return &engine.Lanes{Quick: cfg.GridQuick, HeavyTotal: cfg.GridHeavyTotal, HeavyPerUser: cfg.GridHeavyUser}
+	return &engine.Lanes{Quick: cfg.GridQuick, HeavyTotal: cfg.GridHeavyTotal, HeavyPerUser: cfg.GridHeavyUser, Demand: cfg.GridDemand}
 }

@@ -40,6 +40,7 @@ func TestLoadConfigValues(t *testing.T) {
 		"SESSIONS_PER_USER":    "3",
 		"DB_MAX_CONNS":         "24",
 		"GRID_QUICK_MS":        "400",
+		"GRID_DEMAND_MS":       "150",
 		"GRID_TIMEOUT_SECONDS": "30",
 		"GRID_HEAVY_TOTAL":     "3",
 		"GRID_HEAVY_PER_USER":  "2",
@@ -47,7 +48,8 @@ func TestLoadConfigValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l := cfg.Lanes(); l == nil || l.Quick != 400*time.Millisecond || l.HeavyTotal != 3 || l.HeavyPerUser != 2 || cfg.GridTimeout != 30*time.Second {
+	if l := cfg.Lanes(); l == nil || l.Quick != 400*time.Millisecond || l.HeavyTotal != 3 || l.HeavyPerUser != 2 || cfg.GridTimeout != 30*time.Second ||
+		l.Demand != 150*time.Millisecond {
 		t.Errorf("grid lanes: %+v, timeout %v", l, cfg.GridTimeout)
 	}
 	if off, _ := LoadConfig(env(map[string]string{"GRID_QUICK_MS": "0"})); off.Lanes() != nil {
@@ -83,6 +85,7 @@ func TestLoadConfigRejects(t *testing.T) {
 		{"log format", map[string]string{"LOG_FORMAT": "xml"}, "LOG_FORMAT"},
 		{"metadata dir", map[string]string{"METADATA_DIR": "/no/such/dir"}, "METADATA_DIR"},
 		{"quick lane", map[string]string{"GRID_QUICK_MS": "-1"}, "GRID_QUICK_MS: must be a whole number from 0 to 60000"},
+		{"demand", map[string]string{"GRID_DEMAND_MS": "soon"}, "GRID_DEMAND_MS: must be a whole number from 0 to 60000"},
 		{"grid timeout", map[string]string{"GRID_TIMEOUT_SECONDS": "0"}, "GRID_TIMEOUT_SECONDS: must be a whole number from 1 to 3600"},
 		{"heavy lane", map[string]string{"GRID_HEAVY_TOTAL": "0"}, "GRID_HEAVY_TOTAL"},
 		{"heavy lane per user", map[string]string{"GRID_HEAVY_PER_USER": "lots"}, "GRID_HEAVY_PER_USER"},
