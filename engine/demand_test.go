@@ -113,19 +113,7 @@ func TestIndexesMadeOnDemand(t *testing.T) {
 
 	// The read is held by a lock on the table: it outlasts the quick lane,
 	// is read again, slowly too, and its index is recorded.
-	lock, err := f.pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Rollback(ctx)
-	if _, err := lock.Exec(ctx, `lock table bank_booking in access exclusive mode`); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := e.Page(f.ctx, reqs[0])
-		done <- err
-	}()
+	release, done := readHeldByLock(t, f, e, reqs[0])
 	pgtest.WaitFor(t, 20*time.Second, "the read demoted", func() bool {
 		select {
 		case err := <-done:
@@ -136,13 +124,8 @@ func TestIndexesMadeOnDemand(t *testing.T) {
 	})
 	// The read again waits for the lock; it goes once that read has been
 	// slower than twice the quick lane (else it was only a busy moment).
-	pgtest.WaitFor(t, 20*time.Second, "the read again slower than twice the quick lane", func() bool {
-		var slow int
-		f.pool.QueryRow(ctx, `select count(*) from pg_stat_activity where wait_event_type = 'Lock'
-			and query like '%bank_booking%' and now() - query_start > interval '300 milliseconds'`).Scan(&slow)
-		return slow > 0
-	})
-	lock.Rollback(ctx)
+	waitForLockWait(t, f, "the read again slower than twice the quick lane", "300 milliseconds")
+	release()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -258,27 +241,10 @@ func TestRangeIndexMadeOnDemand(t *testing.T) {
 	}
 	// A read held by a lock on the table for more than 50 ms, done in the
 	// quick lane, records the index.
-	lock, err := f.pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Rollback(ctx)
-	if _, err := lock.Exec(ctx, `lock table bank_booking in access exclusive mode`); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
 	r.PageNumber = 0
-	go func() {
-		_, err := e.Page(f.ctx, r)
-		done <- err
-	}()
-	pgtest.WaitFor(t, 20*time.Second, "the read waiting for 100 ms", func() bool {
-		var slow int
-		f.pool.QueryRow(ctx, `select count(*) from pg_stat_activity where wait_event_type = 'Lock'
-			and query like '%bank_booking%' and now() - query_start > interval '100 milliseconds'`).Scan(&slow)
-		return slow > 0
-	})
-	lock.Rollback(ctx)
+	release, done := readHeldByLock(t, f, e, r)
+	waitForLockWait(t, f, "the read waiting for 100 ms", "100 milliseconds")
+	release()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -320,4 +286,36 @@ func TestRangeIndexMadeOnDemand(t *testing.T) {
 	if kept != "ImportDate_Time" {
 		t.Errorf("the demand keeps range field %q", kept)
 	}
+}
+
+// readHeldByLock starts reading a page of r with e while bank_booking is
+// locked: the read waits until release; done has its error.
+func readHeldByLock(t *testing.T, f *fixture, e *Engine, r GridRequest) (release func(), done chan error) {
+	t.Helper()
+	lock, err := f.pool.Begin(f.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lock.Rollback(context.Background()) })
+	if _, err := lock.Exec(f.ctx, `lock table bank_booking in access exclusive mode`); err != nil {
+		t.Fatal(err)
+	}
+	done = make(chan error, 1)
+	go func() {
+		_, err := e.Page(f.ctx, r)
+		done <- err
+	}()
+	return func() { lock.Rollback(f.ctx) }, done
+}
+
+// waitForLockWait waits until a read of bank_booking has waited for a lock
+// longer than the interval.
+func waitForLockWait(t *testing.T, f *fixture, what, interval string) {
+	t.Helper()
+	pgtest.WaitFor(t, 20*time.Second, what, func() bool {
+		var slow int
+		f.pool.QueryRow(f.ctx, `select count(*) from pg_stat_activity where wait_event_type = 'Lock'
+			and query like '%bank_booking%' and now() - query_start > $1::interval`, interval).Scan(&slow)
+		return slow > 0
+	})
 }
