@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -318,4 +319,68 @@ func waitForLockWait(t *testing.T, f *fixture, what, interval string) {
 			and query like '%bank_booking%' and now() - query_start > $1::interval`, interval).Scan(&slow)
 		return slow > 0
 	})
+}
+
+// "Is not empty" on a text column the planner can count: 5 statement
+// warnings among 20,000 bookings are estimated as a few rows (the column's
+// own share of nulls), so the page is read from them, not looked for along
+// the sort's index. (Estimated from the test on lower() alone, they were
+// nearly all the rows.)
+func TestNotEmptyIsEstimatedFromTheColumn(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.exec(t, `insert into bank_booking (bank_account, booked_date, amount_local, currency, text, actor, status, created_on, statement_warning)
+		select 'ACC-1', date '2026-01-01' + (i % 30), i, 'SEK', 'Booking ' || i, 'Card', 'Booked', timestamptz '2026-01-01' + make_interval(mins => i),
+		       case when i % 4000 = 0 then 'Opening balance differs' when i % 3999 = 0 then '' end
+		from generate_series(1, 20000) i`)
+	f.exec(t, `analyze bank_booking`)
+	r := GridRequest{ViewName: "VW_BankFinal", Filters: []Cond{{"StatementWarning", "isNotEmpty", nil}}, PageSize: 50}
+	p, err := f.e.Page(f.ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.TotalCount != 5 || p.rows != 5 {
+		t.Fatalf("%d rows, total %d: want the 5 warnings (not the 5 empty ones)", p.rows, p.TotalCount)
+	}
+	g, err := f.e.SQL(f.ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw string
+	if err := f.pool.QueryRow(ctx, "explain (format json) "+g.Match, g.MatchArgs...).Scan(&raw); err != nil {
+		t.Fatal(err)
+	}
+	var plan []struct {
+		Plan struct {
+			Rows float64 `json:"Plan Rows"`
+		} `json:"Plan"`
+	}
+	if err := json.Unmarshal([]byte(raw), &plan); err != nil || len(plan) != 1 || plan[0].Plan.Rows > 100 {
+		t.Errorf("the planner expects %v rows (%v): %s", plan, err, g.Match)
+	}
+}
+
+// A read that outlasts the quick lane and is then read again at once, not
+// slowly enough to count as heavy (the machine was busy a moment), still
+// asks for its index when it was slower than the lanes' Demand.
+func TestDemandAfterAShortHeavyRead(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	lanes := &Lanes{Quick: 200 * time.Millisecond, Demand: 50 * time.Millisecond}
+	e := New(Options{Pool: f.pool, Metadata: f.e.Metadata(), QueryTimeout: 30 * time.Second, Lanes: lanes,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	r := GridRequest{ViewName: "VW_BankFinal", Filters: []Cond{{"AmountLocal", "gt", "5"}}, SortField: "BookedDate", PageSize: 50}
+	release, done := readHeldByLock(t, f, e, r)
+	pgtest.WaitFor(t, 20*time.Second, "the read demoted", func() bool { return lanes.Counts().Demoted > 0 })
+	release() // the read again, at once, takes milliseconds
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	want, _ := f.e.Metadata().Views["VW_BankFinal"].demandFor(r)
+	var demanded int
+	f.pool.QueryRow(ctx, `select count(*) from grid_index_demand where name = $1`, want.name).Scan(&demanded)
+	if demanded != 1 {
+		t.Errorf("the read slower than Demand asked for no index")
+	}
+	pgtest.WaitFor(t, 20*time.Second, "the background build ended", func() bool { return !e.building.Load() })
 }

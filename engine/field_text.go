@@ -48,7 +48,12 @@ func textCond(col *Column, id filterTarget, c Cond, one func() (any, error)) (ex
 		low := goqu.Func("lower", id)
 		e := exp.Expression(goqu.Or(low.IsNull(), low.Eq("")))
 		if c.Op == OpIsNotEmpty {
-			e = goqu.L("NOT (?)", e)
+			// The column's own "is not null" first: the planner knows from
+			// its statistics how few rows have a value (40 statement
+			// warnings in 2,000,000 rows), where the negation alone of the
+			// test on lower() reads as nearly all of them, and a page of
+			// the few was then looked for along the sort's whole index.
+			e = goqu.L("? IS NOT NULL AND NOT (?)", id, e)
 		}
 		return e, true, nil
 	case OpIn:

@@ -204,8 +204,11 @@ func (e *Engine) pageInLanes(ctx context.Context, r GridRequest, l *Lanes) (*Gri
 		if err == nil && time.Since(start) < 2*l.Quick {
 			// Not clearly heavy: on a busy machine every read is slower, and
 			// queueing such reads behind the heavy ones would make a
-			// bottleneck of the heavy lane.
+			// bottleneck of the heavy lane. (Slower than Demand all the same.)
 			l.forget(key)
+			if l.Demand > 0 {
+				e.recordDemand(ctx, r)
+			}
 		} else if err == nil {
 			e.recordDemand(ctx, r) // a composite index may serve it
 		}
