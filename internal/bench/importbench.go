@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -121,9 +123,19 @@ func Import(ctx context.Context, dbURL string, cfg server.Config, rows int, out 
 	}
 	importer := imports.NewService(pool, nil, int64(len(file))+1, slog.New(slog.NewTextHandler(out, nil)))
 	actx := engine.WithActor(ctx, &engine.Actor{Username: "bench"})
+	stopProfile := func() {}
+	if path := os.Getenv("BENCH_CPUPROFILE"); path != "" { // where the import's own time goes
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		pprof.StartCPUProfile(f)
+		stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+	}
 	start = time.Now()
 	res, err := importer.ImportNow(actx, imports.Upload{Kind: imports.Transaction, FileName: "bench-transactions.csv", Content: imports.ContentOf(file)})
 	took := time.Since(start)
+	stopProfile()
 	if err != nil {
 		return err
 	}
@@ -131,17 +143,19 @@ func Import(ctx context.Context, dbURL string, cfg server.Config, rows int, out 
 		return fmt.Errorf("bench import: %s, %d of %d rows loaded (%v)", res.Status, res.RowsLoaded, rows, res.Error)
 	}
 	perSec := func(d time.Duration) string { return fmt.Sprintf("%.0f rows/s", float64(rows)/d.Seconds()) }
-	table(out, []string{"run", "time", "speed", "vs COPY"}, [][]string{
-		{"bare COPY into a bare table", floor.Round(time.Millisecond).String(), perSec(floor), "1.00x"},
-		{"bare COPY into a copy of card_transaction (its key and indexes)", indexed.Round(time.Millisecond).String(), perSec(indexed), ratio(indexed, floor)},
-		{"import (parse, check, stage, move, log)", took.Round(time.Millisecond).String(), perSec(took), ratio(took, floor)},
+	table(out, []string{"run", "time", "speed", "vs bare COPY", "vs the indexed COPY"}, [][]string{
+		{"bare COPY into a bare table", floor.Round(time.Millisecond).String(), perSec(floor), "1.00x", ""},
+		{"bare COPY into a copy of card_transaction (its key and indexes)", indexed.Round(time.Millisecond).String(), perSec(indexed),
+			ratio(indexed, floor), "1.00x"},
+		{"import (parse, check, COPY, derived figures, log)", took.Round(time.Millisecond).String(), perSec(took), ratio(took, floor),
+			ratio(took, indexed)},
 	})
-	fmt.Fprintln(out, "\ntargets (DESIGN.md 7): at least 100,000 rows/s; at most 2x the bare COPY.")
+	fmt.Fprintln(out, "\ntargets (DESIGN.md 7): at least 100,000 rows/s; at most 1.3x the COPY of the same file into a copy of the table with its keys and indexes.")
 	f := Figure{Bench: "import", Case: fmt.Sprintf("CSV, %s card transactions", thousands(int64(rows))), Time: took,
-		Throughput: perSecond(rows, took), Unit: "rows/s", FloorRatio: ratioOf(took, floor),
-		Floor: "a bare COPY of the same file into a table without keys or indexes", Target: ">= 100,000 rows/s, <= 2x COPY",
-		Note: ratio(took, indexed) + " the COPY into a copy of card_transaction with its key and indexes"}
-	f.Met = allMet(met(f.Throughput >= 100_000), atMost(f.FloorRatio, 2))
+		Throughput: perSecond(rows, took), Unit: "rows/s", FloorRatio: ratioOf(took, indexed),
+		Floor: "a COPY of the same file into a copy of card_transaction with its keys and indexes", Target: ">= 100,000 rows/s, <= 1.3x the floor",
+		Note: ratio(took, floor) + " a bare COPY into a table without keys or indexes"}
+	f.Met = allMet(met(f.Throughput >= 100_000), atMost(f.FloorRatio, 1.3))
 	record(ctx, f)
 	return importStatements(actx, pool, imports.NewService(pool, nil, 0, slog.New(slog.NewTextHandler(out, nil))), rows, took, out, md)
 }
