@@ -79,22 +79,22 @@ func twoDecimals(v any) any {
 
 // keyOf joins the identifying fields of a row into its natural key.
 func keyOf(parts ...any) string {
-	var b strings.Builder
+	b := make([]byte, 0, 96) // one allocation for the key of a row, most times
 	for i, p := range parts {
 		if i > 0 {
-			b.WriteByte('|')
+			b = append(b, '|')
 		}
 		switch x := p.(type) {
 		case nil:
 		case string:
-			b.WriteString(x)
+			b = append(b, x...)
 		case time.Time:
-			b.WriteString(x.Format("2006-01-02"))
+			b = x.AppendFormat(b, "2006-01-02")
 		default:
-			fmt.Fprint(&b, x)
+			b = fmt.Append(b, x)
 		}
 	}
-	return b.String()
+	return string(b)
 }
 
 // progressEvery is how often a running import reports the rows it has
