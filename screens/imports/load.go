@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"strings"
 	"time"
 
@@ -626,8 +627,8 @@ func dbValues(kind Kind, vals []any) ([]any, error) {
 			v = "" // a booking without text has an empty one
 		}
 		if f.Type == TypeDecimal && v != nil {
-			var n pgtype.Numeric
-			if err := n.Scan(v.(string)); err != nil {
+			n, err := numericOf(v.(string))
+			if err != nil {
 				return nil, err
 			}
 			v = n
@@ -635,6 +636,34 @@ func dbValues(kind Kind, vals []any) ([]any, error) {
 		out[i] = v
 	}
 	return out, nil
+}
+
+// numericOf is the numeric of a normalised decimal ("-1234.5"): read as
+// an int64 and its scale when it has at most 18 digits (every amount of a
+// numeric(20, 2) column but the largest), without the big-number parse of
+// pgtype's Scan that a million rows pay twice over.
+func numericOf(s string) (pgtype.Numeric, error) {
+	digits, neg := strings.CutPrefix(s, "-")
+	intPart, frac, _ := strings.Cut(digits, ".")
+	if len(intPart)+len(frac) > 18 || len(intPart)+len(frac) == 0 {
+		var n pgtype.Numeric
+		return n, n.Scan(s)
+	}
+	var u int64
+	for _, part := range [2]string{intPart, frac} {
+		for i := 0; i < len(part); i++ {
+			c := part[i]
+			if c < '0' || c > '9' {
+				var n pgtype.Numeric
+				return n, n.Scan(s)
+			}
+			u = u*10 + int64(c-'0')
+		}
+	}
+	if neg {
+		u = -u
+	}
+	return pgtype.Numeric{Int: big.NewInt(u), Exp: -int32(len(frac)), Valid: true}, nil
 }
 
 // copyBatch is how many rows go through the channel at once.
