@@ -58,7 +58,7 @@ func (v *View) demandOf(filterFields []string, sortField, rangeField string) (de
 	slices.Sort(fields)
 	fields = slices.Compact(fields)
 	sortCol := v.column(sortField)
-	if !v.Large || len(fields)+len(rangeField) == 0 || len(fields) > 2 || sortCol == nil || !sortCol.IsSortable() ||
+	if !v.Large || len(fields) == 0 && rangeField == "" || len(fields) > 2 || sortCol == nil || !sortCol.IsSortable() ||
 		slices.Contains(fields, sortField) || sortField == v.Key || rangeField == sortField || slices.Contains(fields, rangeField) {
 		return demandIndex{}, false
 	}
