@@ -61,7 +61,7 @@ commands:
             that does not fit (-head: a position and hash printed by an earlier verify)
   bench     grid [-rows 2000000 -iterations 100 -clients 8] | clicks [-rows 2000000 -calls 5 -view VW_BankFinal]
             | load [-users 50 -duration 2m -scale 1] | export [-rows 100000] | import [-rows 1000000]
-            | reconcile [-rows 1000000 -iterations 100 -clients 8]
+            | reconcile [-rows 1000000 -iterations 100 -clients 8 -level SLUG]
             | pivot [-rows 2000000 -iterations 20] | home [-rows 1000000] | audit [-rows 6000 (inline edits)]
             | all [-scale 1 --json]: all nine in turn, then one summary table (--json: the summary as JSON on
               stdout, the benchmarks' own output on stderr). -scale N is the size factor: N = 20 runs the full
@@ -124,6 +124,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	users := fset.Int("users", 50, "bench load: users at once")
 	duration := fset.Duration("duration", 2*time.Minute, "bench load: how long they work")
 	view := fset.String("view", "VW_BankFinal", "bench clicks: the view swept")
+	level := fset.String("level", "", "bench reconcile: only this level's first run (its slug; default every level, a later run and the reports)")
 	seed := fset.Uint64("seed", 1, "demo: random seed (the same seed gives the same data)")
 	scale := fset.Int("scale", 1, "demo, bench load: tickets per day, provider and currency, in pairs; bench all: the size factor (20: the full sizes)")
 	asJSON := fset.Bool("json", false, "bench all: the summary as JSON on stdout (the benchmarks' own output on stderr)")
@@ -228,7 +229,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 				return err
 			}
 			return bench.Reconcile(ctx, db.URL, cfg, bench.ReconcileOptions{Rows: orInt(*rows, 1_000_000), Iterations: *iterations, Clients: *clients,
-				Levels: levels}, stdout, md)
+				Levels: levels, Level: *level}, stdout, md)
 		case "pivot":
 			n := 20 // each call sums every row: fewer than the grid's 100 by default
 			fset.Visit(func(f *flag.Flag) {
