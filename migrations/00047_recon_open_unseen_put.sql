@@ -8,8 +8,9 @@
 -- its match again and inserted with ON CONFLICT. At a first run of a
 -- million records a side that took 12 s on a 2-core machine; now 6 s:
 --   - the records are read once, merged with the matches along their ids;
---   - the put joins recon_match and its members, not recon_match_live (see
---     recon_open_put);
+--   - the put joins recon_match and its members for the record's side
+--     (a join with recon_match_live read every match of the level; see
+--     also 00048);
 --   - the rows are inserted plainly when the end holds the queue's lock
 --     (SHARE ROW EXCLUSIVE, taken only if no writer is at the queue, for
 --     the run's last seconds; readers are not held);
@@ -106,9 +107,9 @@ begin
             left join recon_sla sla on sla.tolerance_type = $4 and sla.provider_key = s.provider_key
             cross join (select min(sla_days) as days from recon_sla where tolerance_type = $4) smin
             -- the record's live match: as its first record, or as a further
-            -- record of a group (recon_match_live, spelled out: a join with
-            -- that view reads every match of the level, a view of UNION ALL
-            -- branches with WHERE clauses takes no join condition)
+            -- record of a group (recon_match_live for one known side, read
+            -- from that side's column; until 00048 a join with the view read
+            -- every match of the level)
             left join recon_match m1 on m1.level = $1 and m1.%5$I = s.id and m1.undone_on is null
             left join recon_match_member mm on mm.live and mm.level = $1 and mm.side = $2 and mm.record_id = s.id
             left join recon_match m2 on m2.id = mm.match_id and m2.undone_on is null
