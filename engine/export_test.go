@@ -106,3 +106,17 @@ func TestExportExactZonedAndCut(t *testing.T) {
 		t.Errorf("unknown zone: %v", err)
 	}
 }
+
+// A decimal is written as a number only while a spreadsheet number holds it
+// exactly: the count of its significant digits decides, signs, points and
+// leading zeros not counted.
+func TestSignificantDigits(t *testing.T) {
+	for s, want := range map[string]int{
+		"0": 0, "0.00": 0, "-0.0012": 2, "1200.50": 6, "-1200.50": 6, "100": 3,
+		"123456789012345.6": 16, "12345678901234.56": 16, "1234567890123.45": 15, "-0.000000000000001": 1,
+	} {
+		if got := significantDigits(s); got != want {
+			t.Errorf("significantDigits(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
