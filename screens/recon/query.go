@@ -85,6 +85,8 @@ func (s *Service) Candidates(ctx context.Context, l *Level, req CandidatesReques
 		}
 		args := []any{f.FromDate, f.ToDate, nullList(f.Currency), nullList(f.Provider), nullText(f.ClientUniqueID)}
 		rows, order := candidatesOfSQL(l, which), `c.id__`
+		fields := l.side(which).Columns
+		var ranked bool
 		if near != nil {
 			own, theirs := near.LeftIDs, near.RightIDs
 			if which == "right" {
@@ -92,6 +94,7 @@ func (s *Service) Candidates(ctx context.Context, l *Level, req CandidatesReques
 			}
 			if len(theirs) > 0 {
 				rows = nearSQL(l, which, rows, near.SumsTo)
+				ranked = true
 				order = `c."SameReference" desc, c."AmountGap" nulls last, c.days__ nulls last, c.id__`
 				args = append(args, own, theirs)
 				if near.SumsTo {
@@ -99,9 +102,9 @@ func (s *Service) Candidates(ctx context.Context, l *Level, req CandidatesReques
 				}
 			}
 		}
-		sql := fmt.Sprintf(filterSQL+` select coalesce(json_agg(to_jsonb(r) - 'id__' - 'n__' - 'total__' - 'days__' order by r.n__), '[]'), coalesce(max(r.total__), 0)::int from (
+		sql := fmt.Sprintf(filterSQL+` select coalesce(json_agg(%[4]s order by r.n__), '[]'), coalesce(max(r.total__), 0)::int from (
 			select c.*, row_number() over (order by %[3]s) as n__, count(*) over () as total__ from (%[1]s) c order by %[3]s limit %[2]d) r`,
-			rows, CandidateLimit, order)
+			rows, CandidateLimit, order, rowJSON(fields, ranked))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -115,6 +118,22 @@ func (s *Service) Candidates(ctx context.Context, l *Level, req CandidatesReques
 		return nil, err
 	}
 	return out, nil
+}
+
+// rowJSON is a candidate row as the dialog reads it: the side's dialog
+// columns, and how close it comes when ranked against ticks, as a record
+// json_agg writes (built from the names, not as to_jsonb of the row less
+// its helper columns: at 2,000 rows a side that was a third of the
+// answer's time).
+func rowJSON(cols []Column, ranked bool) string {
+	fields := make([]string, 0, len(cols)+2)
+	for _, c := range cols {
+		fields = append(fields, fmt.Sprintf("r.%q", c.Field))
+	}
+	if ranked {
+		fields = append(fields, `r."SameReference"`, `r."AmountGap"`)
+	}
+	return "(select x from (select " + strings.Join(fields, ", ") + ") x)"
 }
 
 // nearSQL ranks the candidates rows of side which against the ticks: $6
