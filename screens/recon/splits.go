@@ -161,9 +161,24 @@ func splitPairs(l *Level) string {
 	anchor, them := l.Splits.Anchor, other(l.Splits.Anchor)
 	from := fmt.Sprintf(`%s a join %s o on %s`, l.side(anchor).Source, l.side(them).Source, keyEqual(l, "a", "o"))
 	if l.Window == "key" {
-		// only the keys the other side holds more than once (splitKeysSQL)
-		from = fmt.Sprintf(`recon_split_keys k join %[1]s a on a.%[3]s = k.%[3]s join %[2]s o on o.%[3]s = k.%[3]s and %[4]s`,
-			l.side(anchor).Source, l.side(them).Source, l.Key[0], keyEqual(l, "a", "o"))
+		// Only the keys the other side holds more than once
+		// (splitKeysSQL): each side's unmatched records of those keys
+		// first, then joined. (Joining both whole sides first, as the
+		// planner chose, hashed a million pairs to keep a tenth: level 2
+		// at a million, 1.9 s; this way 1.2 s.)
+		cols := "x.id, x.date"
+		for _, k := range l.Key {
+			cols += ", x." + k
+		}
+		side := func(which string) string {
+			return fmt.Sprintf(`select %[1]s from %[2]s x where x.%[3]s in (select %[3]s from recon_split_keys) and %[4]s`,
+				cols, l.side(which).Source, l.Key[0], autoSQL(l, which, "x"))
+		}
+		return fmt.Sprintf(`create temp table recon_split_pairs on commit drop as
+			with a as materialized (%s), o as materialized (%s)
+			select a.id as anchor_id, o.id as other_id
+			from a join o on %s
+			where abs(o.date - a.date) <= $1::int`, side(anchor), side(them), keyEqual(l, "a", "o"))
 	}
 	return fmt.Sprintf(splitPairsSQL, from, autoSQL(l, anchor, "a"), autoSQL(l, them, "o"))
 }
