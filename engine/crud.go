@@ -181,7 +181,7 @@ func (e *Engine) get(ctx context.Context, q querier, f *Form, id int64, lock boo
 
 // Get returns one record.
 func (e *Engine) Get(ctx context.Context, f *Form, id int64) (map[string]any, error) {
-	rec, err := e.get(ctx, e.read, f, id, false)
+	rec, err := e.get(ctx, e.reader(ctx), f, id, false)
 	return rec, TranslatePG(err)
 }
 

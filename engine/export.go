@@ -147,7 +147,7 @@ func (e *Engine) PrepareExport(ctx context.Context, r ExportRequest, dateFormat 
 			return nil, Internal(err)
 		}
 		var n int
-		if err := e.read.QueryRow(ctx, countSQL, countArgs...).Scan(&n); err != nil {
+		if err := e.reader(ctx).QueryRow(ctx, countSQL, countArgs...).Scan(&n); err != nil {
 			return nil, TranslatePG(err)
 		}
 		if n > MaxXLSXRows {
@@ -166,7 +166,7 @@ func (e *Engine) PrepareExport(ctx context.Context, r ExportRequest, dateFormat 
 func (x *Export) WriteTo(ctx context.Context, w io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, ExportTimeout)
 	defer cancel()
-	return pgx.BeginTxFunc(ctx, x.e.read, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	return pgx.BeginTxFunc(ctx, x.e.reader(ctx), pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, fmt.Sprintf("set local statement_timeout = %d", ExportTimeout.Milliseconds())); err != nil {
 			return err
 		}

@@ -57,6 +57,9 @@ type Engine struct {
 	// approvals are asked by the edits of views and forms that name a
 	// four-eyes rule (approval:); nil: none.
 	approvals Approvals
+	// replayed is the read replica's replay position last asked (an LSN;
+	// see reader).
+	replayed atomic.Uint64
 }
 
 // Options configure an Engine.
@@ -543,7 +546,7 @@ func (e *Engine) readTx(ctx context.Context, fn func(pgx.Tx) error) error {
 // readTxMode is readTx with the lane's timeout; a heavy read plans no
 // parallel workers, so it holds one core and leaves the rest to quick reads.
 func (e *Engine) readTxMode(ctx context.Context, mode readMode, fn func(pgx.Tx) error) error {
-	return pgx.BeginTxFunc(ctx, e.read, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	return pgx.BeginTxFunc(ctx, e.reader(ctx), pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, LimitSQL, fmt.Sprint(mode.timeout.Milliseconds())); err != nil {
 			return err
 		}

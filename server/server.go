@@ -78,6 +78,7 @@ func newApp(d Deps, extra func(api fiber.Router)) *fiber.App {
 	app.Use(securityHeaders, noStore, cleanURL)
 	app.Use(limitBodies(d.Config.BodyLimitBytes, d.Config.UploadMaxBytes))
 	app.Use(newExportGate(d.Config.ExportsPerUser, d.Config.ExportsTotal).offer)
+	app.Use(readYourWrites(d.Engine, d.Log))
 
 	api := app.Group("/api")
 	api.Get("/health", health(d))

@@ -99,6 +99,43 @@ func Start(ctx context.Context, dataDir string, log *slog.Logger) (*Cluster, err
 	return c, nil
 }
 
+// StartReplica makes a streaming replica of the running cluster primary
+// under dataDir/pg (a base backup taken with pg_basebackup, which writes
+// the standby's connection to the primary), starts it on a port of its own
+// and waits until it answers reads. It serves what READ_DATABASE_URL is for
+// (grids, exports and reports read there) on one machine: the tests, or a
+// trial of a deployment with a replica. The caller must call Stop.
+func StartReplica(ctx context.Context, primary *Cluster, dataDir string, log *slog.Logger) (*Cluster, error) {
+	absData, err := filepath.Abs(dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("replica folder %q: %w", dataDir, err)
+	}
+	c := &Cluster{Dir: filepath.Join(absData, "pg"), binDir: primary.binDir, pass: primary.pass, cred: primary.cred, log: log}
+	if _, err := os.Stat(filepath.Join(c.binDir, "pg_basebackup")); err != nil {
+		return nil, fmt.Errorf("no pg_basebackup beside %s: %s", filepath.Join(c.binDir, "pg_ctl"), reason(err))
+	}
+	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create %s: %s", c.Dir, reason(err))
+	}
+	if err := c.chown(c.Dir); err != nil {
+		return nil, err
+	}
+	// -R: standby.signal and the primary's connection in postgresql.auto.conf;
+	// -X stream: the WAL written during the copy comes with it.
+	out, err := c.runEnv(ctx, []string{"PGPASSWORD=" + c.pass}, "pg_basebackup", "-D", c.Dir, "-R", "-X", "stream", "-c", "fast",
+		"-h", "127.0.0.1", "-p", strconv.Itoa(primary.Port), "-U", "postgres")
+	if err != nil {
+		return nil, fmt.Errorf("pg_basebackup failed: %s", lastLines(out, 3))
+	}
+	if err := c.start(ctx); err != nil {
+		return nil, err
+	}
+	// pg_ctl -w returns once the standby accepts connections: it has
+	// replayed up to a consistent state and reads are served.
+	log.Info("embedded replica started", "dir", c.Dir, "port", c.Port, "primary", primary.Port)
+	return c, nil
+}
+
 // Stop stops the cluster if this process started it. Safe to call twice.
 func (c *Cluster) Stop() error {
 	if c == nil || !c.started {
@@ -248,10 +285,15 @@ func (c *Cluster) createDatabase(ctx context.Context) error {
 // are root, in its own process group so a Ctrl-C at the terminal reaches only
 // Ledgerdesk, which then stops the cluster in order.
 func (c *Cluster) run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	return c.runEnv(ctx, nil, name, args...)
+}
+
+// runEnv is run with further environment variables.
+func (c *Cluster) runEnv(ctx context.Context, env []string, name string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, filepath.Join(c.binDir, name), args...)
 	cmd.Dir = filepath.Dir(c.Dir)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: c.cred}
-	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	cmd.Env = append(append(os.Environ(), "LC_ALL=C"), env...)
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	err := cmd.Run()

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -140,5 +141,65 @@ func TestFindBinaries(t *testing.T) {
 	dir, err := FindBinaries()
 	if err != nil || dir != filepath.Join(root, "13", "bin") {
 		t.Fatalf("got %q, %v; want the newest complete version (13)", dir, err)
+	}
+}
+
+// A replica made of a running cluster is a standby that follows it: it
+// answers reads, refuses writes, and shows what the primary commits.
+func TestReplicaFollowsThePrimary(t *testing.T) {
+	if _, err := FindBinaries(); err != nil {
+		t.Skipf("no PostgreSQL binaries on this machine: %v", err)
+	}
+	ctx := context.Background()
+	primary, err := Start(ctx, dataDir(t), quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { primary.Stop() })
+	pconn, err := pgx.Connect(ctx, primary.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pconn.Close(ctx)
+	if _, err := pconn.Exec(ctx, `create table t (n int); insert into t values (1)`); err != nil {
+		t.Fatal(err)
+	}
+
+	replica, err := StartReplica(ctx, primary, dataDir(t), quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { replica.Stop() })
+	if replica.Port == primary.Port {
+		t.Fatal("the replica runs on the primary's port")
+	}
+	rconn, err := pgx.Connect(ctx, replica.URL())
+	if err != nil {
+		t.Fatalf("connect to the replica: %v", err)
+	}
+	defer rconn.Close(ctx)
+	var standby bool
+	if err := rconn.QueryRow(ctx, `select pg_is_in_recovery()`).Scan(&standby); err != nil || !standby {
+		t.Fatalf("the replica is not a standby: %v %v", standby, err)
+	}
+	if _, err := rconn.Exec(ctx, `insert into t values (2)`); err == nil {
+		t.Error("the replica took a write")
+	}
+	// what the primary commits from now on reaches the replica
+	if _, err := pconn.Exec(ctx, `insert into t values (3)`); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		var n int
+		if err := rconn.QueryRow(ctx, `select count(*) from t`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica holds %d rows 30 s after the primary's commit, want 2", n)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

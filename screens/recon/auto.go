@@ -293,14 +293,69 @@ func (s *Service) abandoned(ctx context.Context, r *Run) (bool, error) {
 
 // MarkAbandoned marks each run still running whose heartbeat stopped more
 // than liveness.StaleAfter ago: its process ended, and the run's one
-// transaction with it, so none of its matches were made. It fails with
-// recon.runAbandoned at once, and its level is free for the next run,
-// instead of when the job queue rescues the job. It returns how many.
+// transaction with it, so none of its matches were made. It fails at once,
+// and the node that noticed queues the level
+// again in the same transaction (for the same user), so the work is
+// finished by whichever node's queue takes it: once, since a run that was
+// itself such a second try is only marked (a run that ends its process
+// every time must not take node after node down). The abandoned run says
+// which it is: recon.runAbandonedRerun naming its second try (rerunId), or
+// recon.runAbandoned. It returns how many it marked.
 func (s *Service) MarkAbandoned(ctx context.Context) (int, error) {
-	tag, err := s.pool.Exec(ctx, `update recon_run set status = 'failed', finished_on = now(),
-		error = 'The run stopped without finishing (its process ended).', error_code = 'recon.runAbandoned', error_params = jsonb_build_object('runId', id)
-		where status = 'running' and coalesce(heartbeat_at, started_on, created_on) < now() - $1::interval`, liveness.StaleAfter.String())
-	return int(tag.RowsAffected()), err
+	n := 0
+	// (the second try is queued by the system, on the user's behalf: the
+	// audit row says so; the run itself is the user's)
+	ctx = engine.WithActor(ctx, &engine.Actor{Username: "system", Language: "en"})
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `update recon_run r set status = 'failed', finished_on = now(),
+			error = 'The run stopped without finishing (its process ended).', error_code = 'recon.runAbandoned', error_params = jsonb_build_object('runId', id)
+			where status = 'running' and coalesce(heartbeat_at, started_on, created_on) < now() - $1::interval
+			returning id, level, created_by,
+			          exists (select 1 from recon_run a where a.error_code = 'recon.runAbandonedRerun' and a.error_params->>'rerunId' = r.id::text)`,
+			liveness.StaleAfter.String())
+		if err != nil {
+			return err
+		}
+		type marked struct {
+			id      int64
+			level   int
+			actor   string
+			isRerun bool
+		}
+		var runs []marked
+		for rows.Next() {
+			var m marked
+			if err := rows.Scan(&m.id, &m.level, &m.actor, &m.isRerun); err != nil {
+				return err
+			}
+			runs = append(runs, m)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		n = len(runs)
+		for _, m := range runs {
+			l := s.def.ByNumber(m.level)
+			if m.isRerun || l == nil || s.queue == nil {
+				continue
+			}
+			rerun, _, err := s.QueueTx(ctx, tx, l.Slug, m.actor)
+			if err != nil {
+				return err
+			}
+			if rerun == 0 {
+				continue // a run of the level is queued already
+			}
+			if _, err := tx.Exec(ctx, `update recon_run set error_code = 'recon.runAbandonedRerun',
+				error = format('The run stopped without finishing (its process ended); run %s does it again.', $2::bigint),
+				error_params = error_params || jsonb_build_object('rerunId', $2::bigint) where id = $1`, m.id, rerun); err != nil {
+				return err
+			}
+			s.log.Info("auto reconcile abandoned: queued again", "run", m.id, "rerun", rerun, "recon", l.Slug)
+		}
+		return nil
+	})
+	return n, err
 }
 
 // waitRun polls a run until it is done or wait has passed.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -345,10 +346,14 @@ func TestEditDuringARunIsFollowed(t *testing.T) {
 }
 
 // TestAbandonedRunsAreMarked: a run still running whose heartbeat stopped
-// (its process was killed) is marked failed with recon.runAbandoned by the
-// sweep, and frees its level; a run whose heartbeat is fresh is left alone.
+// (its process was killed) is marked failed by the sweep
+// (recon.runAbandonedRerun), and the level is queued again for the same user, so the work is
+// finished (by whichever node's queue takes it); a run whose heartbeat is
+// fresh is left alone; a second try that dies too is only marked.
 func TestAbandonedRunsAreMarked(t *testing.T) {
 	f := newFixture(t)
+	f.ticket("1250000000001", "10.00", "EUR", "2026-10-05")
+	f.transaction("1250000000001", "Nuvei", "10.00", "EUR", "2026-10-05")
 	dead := f.id(`insert into recon_run (level, created_by, status, started_on, heartbeat_at) values (1, 'rita', 'running', now() - interval '5 minutes', now() - interval '5 minutes') returning id`)
 	alive := f.id(`insert into recon_run (level, created_by, status, started_on, heartbeat_at) values (2, 'rita', 'running', now() - interval '5 minutes', now()) returning id`)
 	n, err := f.svc.MarkAbandoned(context.Background())
@@ -356,15 +361,34 @@ func TestAbandonedRunsAreMarked(t *testing.T) {
 		t.Fatalf("marked %d (%v), want 1", n, err)
 	}
 	var status, code string
-	if err := f.pool.QueryRow(context.Background(), `select status, coalesce(error_code, '') from recon_run where id = $1`, dead).Scan(&status, &code); err != nil {
+	var rerun *int64
+	if err := f.pool.QueryRow(context.Background(), `select status, coalesce(error_code, ''), (error_params->>'rerunId')::bigint from recon_run where id = $1`, dead).
+		Scan(&status, &code, &rerun); err != nil {
 		t.Fatal(err)
 	}
-	if status != "failed" || code != "recon.runAbandoned" {
-		t.Errorf("the dead run: %s %s", status, code)
+	if status != "failed" || code != "recon.runAbandonedRerun" || rerun == nil {
+		t.Fatalf("the dead run: %s %s, second try %v", status, code, rerun)
 	}
 	if err := f.pool.QueryRow(context.Background(), `select status from recon_run where id = $1`, alive).Scan(&status); err != nil || status != "running" {
 		t.Errorf("the live run: %s %v", status, err)
 	}
-	// Its level is free: the next run starts and finishes.
+	// The second try runs by itself, as the user who started the first, and matches.
+	r, err := f.svc.waitRun(f.ctx, *rerun, 30*time.Second)
+	if err != nil || r.Status != "succeeded" || r.Level != Levels[0].Slug || r.CreatedBy != "rita" || r.Matched != 1 {
+		t.Fatalf("the second try: %+v %v", r, err)
+	}
+	// A second try that dies too is marked, not tried a third time.
+	f.exec(`update recon_run set status = 'running', finished_on = null, heartbeat_at = now() - interval '5 minutes' where id = $1`, *rerun)
+	if n, err := f.svc.MarkAbandoned(context.Background()); err != nil || n != 1 {
+		t.Fatalf("second sweep marked %d (%v), want 1", n, err)
+	}
+	if err := f.pool.QueryRow(context.Background(), `select coalesce(error_code, '') from recon_run where id = $1`, *rerun).Scan(&code); err != nil || code != "recon.runAbandoned" {
+		t.Errorf("the dead second try: %q (%v), want recon.runAbandoned", code, err)
+	}
+	var queued int
+	if err := f.pool.QueryRow(context.Background(), `select count(*) from recon_run where level = 1 and id > $1`, *rerun).Scan(&queued); err != nil || queued != 0 {
+		t.Errorf("a dead second try was queued again: %d runs after it (%v)", queued, err)
+	}
+	// The level is free: the next run starts and finishes.
 	f.auto(Levels[0])
 }
