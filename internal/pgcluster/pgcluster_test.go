@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"ledgerdesk/internal/pgtest"
 )
 
 // dataDir is a folder the postgres OS user can reach when the tests run as
@@ -189,17 +191,11 @@ func TestReplicaFollowsThePrimary(t *testing.T) {
 	if _, err := pconn.Exec(ctx, `insert into t values (3)`); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; {
+	pgtest.WaitFor(t, 30*time.Second, "the primary's commit on the replica", func() bool {
 		var n int
 		if err := rconn.QueryRow(ctx, `select count(*) from t`).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
-		if n == 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the replica holds %d rows 30 s after the primary's commit, want 2", n)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return n == 2
+	})
 }
