@@ -118,6 +118,8 @@ describe('GridView layout kept per user', () => {
     const api = serve({});
     renderGrid();
     await screen.findByText('Country 0');
+    // (the rows can show before every header of the layout does)
+    await screen.findByTestId('header-Amount');
     const dataTransfer = { setDragImage: () => undefined, dropEffect: 'none', setData: () => undefined, getData: () => '' };
     fireEvent.dragStart(header('Amount'), { dataTransfer });
     fireEvent.dragOver(header('CountryCode'), { dataTransfer });
