@@ -16,7 +16,8 @@ package recon
 // with one or more of the other, evaluated over their sums, counted by
 // every report, undone and ended whole; oracle_groups_test.go drives them).
 // A disagreement prints the seed, the data set and the first differing
-// rows; ORACLE_SEED=n replays one seed, ORACLE_SEEDS=n runs n.
+// rows; ORACLE_SEED=n replays one seed, ORACLE_SEEDS=n runs seeds 1..n, and
+// ORACLE_SEEDS=a-b seeds a..b.
 
 import (
 	"fmt"
@@ -83,7 +84,8 @@ func TestOracleReports(t *testing.T) {
 	o.log.summary()
 }
 
-// oracleSeeds is ORACLE_SEED alone, else seeds 1..ORACLE_SEEDS (default n).
+// oracleSeeds is ORACLE_SEED alone, else seeds 1..ORACLE_SEEDS (default n),
+// or from..to when ORACLE_SEEDS is "from-to" (seeds CI never runs).
 func oracleSeeds(t *testing.T, n int) []uint64 {
 	t.Helper()
 	if s := os.Getenv("ORACLE_SEED"); s != "" {
@@ -93,15 +95,25 @@ func oracleSeeds(t *testing.T, n int) []uint64 {
 		}
 		return []uint64{seed}
 	}
+	from, to := uint64(1), uint64(n)
 	if s := os.Getenv("ORACLE_SEEDS"); s != "" {
+		a, b, isRange := strings.Cut(s, "-")
 		var err error
-		if n, err = strconv.Atoi(s); err != nil {
-			t.Fatalf("ORACLE_SEEDS=%q: %v", s, err)
+		if isRange {
+			from, err = strconv.ParseUint(a, 10, 64)
+			if err == nil {
+				to, err = strconv.ParseUint(b, 10, 64)
+			}
+		} else {
+			to, err = strconv.ParseUint(s, 10, 64)
+		}
+		if err != nil || from == 0 || to < from {
+			t.Fatalf("ORACLE_SEEDS=%q: want a count n or a range from-to of seeds from 1", s)
 		}
 	}
-	seeds := make([]uint64, n)
-	for i := range seeds {
-		seeds[i] = uint64(i + 1)
+	var seeds []uint64
+	for seed := from; seed <= to; seed++ {
+		seeds = append(seeds, seed)
 	}
 	return seeds
 }
