@@ -25,7 +25,7 @@ export default defineConfig({
     include: ['src/**/*.test.{ts,tsx}'],
     // A busy machine (CI beside a build) may take seconds for what takes milliseconds here:
     // tests wait for conditions, and these bounds only stop a test that never gets there.
-    testTimeout: 60_000,
+    testTimeout: 120_000,
     hookTimeout: 60_000,
     // @rjsf/primereact uses directory imports that Node's ESM loader rejects unless Vite transforms it.
     server: { deps: { inline: [/@rjsf[\\/]primereact/] } },

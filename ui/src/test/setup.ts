@@ -19,7 +19,7 @@ if (typeof globalThis.CSS === 'undefined') {
 
 // findBy*/waitFor wait for a condition; on a busy machine it may take seconds, not testing-library's
 // default one, to come true. One bound for every test file.
-configure({ asyncUtilTimeout: 15_000 });
+configure({ asyncUtilTimeout: 45_000 });
 
 Element.prototype.scrollIntoView = function scrollIntoView() {};
 
