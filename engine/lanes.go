@@ -149,21 +149,27 @@ func (l *Lanes) enter(ctx context.Context, user string) (release func(), err err
 		return &Error{Code: CodeUnavailable, Key: "grid.busy", RetryAfter: 5 * time.Second,
 			Message: "Other slow searches are running; this one waited its turn too long. Try again in a few seconds, or narrow the filter."}
 	}
-	select {
-	case mine <- struct{}{}:
-	case <-ctx.Done():
-		return nil, busy()
-	case <-timer.C:
-		return nil, busy()
+	// A free place is taken at once, before the wait is looked at: on a busy
+	// machine the timer may have fired before this goroutine ran again.
+	if !take(mine) {
+		select {
+		case mine <- struct{}{}:
+		case <-ctx.Done():
+			return nil, busy()
+		case <-timer.C:
+			return nil, busy()
+		}
 	}
-	select {
-	case l.total <- struct{}{}:
-	case <-ctx.Done():
-		<-mine
-		return nil, busy()
-	case <-timer.C:
-		<-mine
-		return nil, busy()
+	if !take(l.total) {
+		select {
+		case l.total <- struct{}{}:
+		case <-ctx.Done():
+			<-mine
+			return nil, busy()
+		case <-timer.C:
+			<-mine
+			return nil, busy()
+		}
 	}
 	l.mu.Lock()
 	l.passes.heavy++
@@ -175,6 +181,16 @@ func (l *Lanes) enter(ctx context.Context, user string) (release func(), err err
 			<-mine
 		})
 	}, nil
+}
+
+// take takes a place in a lane if one is free, without waiting.
+func take(places chan struct{}) bool {
+	select {
+	case places <- struct{}{}:
+		return true
+	default:
+		return false
+	}
 }
 
 // pageInLanes reads a page in the lanes: the quick one first, unless its

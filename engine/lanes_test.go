@@ -206,3 +206,17 @@ func TestLanesBoundEachUser(t *testing.T) {
 		t.Errorf("a caller gone: %v", err)
 	}
 }
+
+// A free place is given even when the wait has run out before the caller
+// looked (a goroutine held up on a busy machine).
+func TestLanesGiveAFreePlaceAfterTheWait(t *testing.T) {
+	l := &Lanes{HeavyTotal: 1, HeavyPerUser: 1, Wait: time.Nanosecond}
+	l.init()
+	for i := range 200 {
+		release, err := l.enter(context.Background(), "anna")
+		if err != nil {
+			t.Fatalf("try %d: a free place was refused: %v", i+1, err)
+		}
+		release()
+	}
+}
