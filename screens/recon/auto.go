@@ -604,9 +604,6 @@ func match(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string, 
 	if _, err := tx.Exec(ctx, candidates(l), maxLag, l.N, l.toleranceType()); err != nil {
 		return c, fmt.Errorf("candidates: %w", err)
 	}
-	if _, err := tx.Exec(ctx, `set local enable_nestloop to default; set local enable_mergejoin to default`); err != nil {
-		return c, err
-	}
 	took.done("candidates")
 	// The records without a match are counted now, while the level's
 	// matches are old and their index answers alone (after the insert it
@@ -620,6 +617,12 @@ func match(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor string, 
 		return c, err
 	}
 	if err := tx.QueryRow(ctx, unmatchedSQL(l, "right")).Scan(&c.rightUnmatched); err != nil {
+		return c, err
+	}
+	// (Hashed as well: on a level's first run, with its matches' table
+	// taken for empty, a nested loop scanned that table once per record,
+	// 1M records 1.3 s instead of 0.3 s.)
+	if _, err := tx.Exec(ctx, `set local enable_nestloop to default; set local enable_mergejoin to default`); err != nil {
 		return c, err
 	}
 	took.done("count")
