@@ -28,5 +28,5 @@ func TestReconcileBenchRuns(t *testing.T) {
 	if strings.Contains(out.String(), "| 0 / 0 /") {
 		t.Errorf("a level matched nothing:\n%s", out.String())
 	}
-	outputHas(t, out.String(), "ticket-transaction", "transaction-settlement", "settlement-bank", "COPY of its matches", "matches per second", "API/SQL p95")
+	outputHas(t, out.String(), "ticket-transaction", "transaction-settlement", "settlement-bank", "COPY of its matches", "COPY of its other writes", "matches per second", "API/SQL p95")
 }

@@ -682,9 +682,26 @@ func matchSingles(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor s
 	if _, err := tx.Exec(ctx, `select set_config('ledgerdesk.recon_day_applied', 'off', true)`); err != nil {
 		return err
 	}
-	_, err := tx.Exec(ctx, fmt.Sprintf(`select %s($1)`, l.AfterRun), l.N)
+	err := afterRun(ctx, tx, l)
 	took.done("daySums")
 	return err
+}
+
+// afterRun adds the run's facts (recon_cand) to the level's report sums by
+// its afterRun function, with the facts grouped by hashing: unanalyzed, the
+// candidates look few, and the planner sorted a million of them into a few
+// thousand days (1M facts: 1.5 s, hashed 0.9 s).
+func afterRun(ctx context.Context, tx pgx.Tx, l *Level) error {
+	for _, sql := range []string{`set local enable_sort = off`, fmt.Sprintf(`select %s($1)`, l.AfterRun), `set local enable_sort to default`} {
+		var args []any
+		if strings.Contains(sql, "$1") {
+			args = []any{l.N}
+		}
+		if _, err := tx.Exec(ctx, sql, args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // RunNow runs automatic reconciliation of level l in this process, without

@@ -274,15 +274,13 @@ func matchSplits(ctx context.Context, tx pgx.Tx, l *Level, runID int64, actor st
 	}
 	if direct {
 		for _, sql := range []string{`select set_config('ledgerdesk.recon_day_applied', 'off', true)`,
-			`drop table recon_cand`, `create temp table recon_cand on commit drop as select *, 1 as weight from recon_split`, splitFactsSQL(l),
-			fmt.Sprintf(`select %s($1)`, l.AfterRun)} {
-			var args []any
-			if strings.Contains(sql, "$1") {
-				args = []any{l.N}
-			}
-			if _, err := tx.Exec(ctx, sql, args...); err != nil {
+			`drop table recon_cand`, `create temp table recon_cand on commit drop as select *, 1 as weight from recon_split`, splitFactsSQL(l)} {
+			if _, err := tx.Exec(ctx, sql); err != nil {
 				return fmt.Errorf("split day sums: %w", err)
 			}
+		}
+		if err := afterRun(ctx, tx, l); err != nil {
+			return fmt.Errorf("split day sums: %w", err)
 		}
 	}
 	c.matched += matched
