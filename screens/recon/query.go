@@ -161,11 +161,10 @@ func rowJSON(cols []Column, ranked bool) string {
 func nearSQL(l *Level, which, rows string, sumsTo bool) string {
 	me, them := l.side(which), l.side(other(which))
 	sql := fmt.Sprintf(`
-		select c.*, s.ref = any (n.refs) as "SameReference",
-		       case when s.currency = n.currency then abs(s.amount - n.lacks) end as "AmountGap",
-		       abs(s.date - n.latest) as days__
+		select c.*, c.ref__ = any (n.refs) as "SameReference",
+		       case when c.currency__ = n.currency then abs(c.amount__ - n.lacks) end as "AmountGap",
+		       abs(c.date__ - n.latest) as days__
 		from (%[1]s) c
-		join %[2]s s on s.id = c.id__
 		cross join (
 			select t.refs, t.currency, t.latest, t.total - coalesce((select sum(o.amount) from %[2]s o where o.id = any ($6)), 0) as lacks
 			from (select array_agg(t.ref) as refs, max(t.date) as latest, sum(t.amount) as total,

@@ -166,7 +166,9 @@ func candidatesOfSQL(l *Level, which string) string {
 			where = append(where, `(f.ticket is null or s.ref = f.ticket)`)
 		}
 	}
-	return fmt.Sprintf(`select s.id as id__, %s from filter f cross join lateral (%s) open (id) join %s s on s.id = open.id where %s`,
+	// (with the values nearSQL ranks by, so it need not read each record again)
+	return fmt.Sprintf(`select s.id as id__, s.ref as ref__, s.currency as currency__, s.amount as amount__, s.date as date__, %s
+		from filter f cross join lateral (%s) open (id) join %s s on s.id = open.id where %s`,
 		strings.Join(cols, ", "), openSetSQL(l, which), s.Source, strings.Join(where, " and "))
 }
 
