@@ -3,6 +3,7 @@ package recon
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -17,8 +18,10 @@ import (
 // (allOrNoneSQL or subsetsSQL), ending in s: the anchor, the group's sum,
 // latest date, currency and records. Deterministic and conservative; a
 // group whose first pair a user undid is not made again. $1 is the level,
-// $2 its tolerance type, $3 Max. Formatted with the anchor's source, the
-// other's, the group's first left and right ids, the tolerance side's
+// $2 its tolerance type, $3 Max. Every record's values come from
+// recon_split_pairs, read once from the sides (splitRecord). Formatted with
+// the group's anchor and first other record as a and f (from s), the
+// pair's other record as o (from c), the group's first left and right ids, the tolerance side's
 // alias, the pair's amounts, currencies and dates, the group's first pair
 // as a run's candidates name it (l_amount ... l_date and the carry
 // columns), and the groups CTE.
@@ -27,8 +30,7 @@ const splitsSQL = `
 	with recursive %[9]s
 	select s.anchor_id, s.others, %[3]s as left_id, %[4]s as right_id,
 	       e.variance, e.lag, e.rank_diff, e.rule, e.status, %[7]s, %[5]s.provider_key%[8]s
-	from s join %[1]s a on a.id = s.anchor_id
-	join %[2]s f on f.id = s.others[1]
+	from s %[1]s
 	left join recon_tolerance tol on tol.level = $2 and tol.provider_key = %[5]s.provider_key
 	cross join lateral recon_pair_eval(%[6]s, tol.amount_threshold, tol.date_threshold, tol.currency_threshold) e
 	where e.inside
@@ -47,7 +49,7 @@ const allOrNoneSQL = `n as (
 	), s as (
 		select c.anchor_id, sum(o.amount) as amount, max(o.date) as date, array_agg(o.id order by o.id) as others,
 		       case when count(distinct o.currency) = 1 and count(o.currency) = count(*) then min(o.currency) end as currency
-		from recon_split_pairs c join ok using (anchor_id) join %[2]s o on o.id = c.other_id
+		from recon_split_pairs c join ok using (anchor_id) %[2]s
 		group by c.anchor_id
 	)`
 
@@ -63,7 +65,7 @@ const subsetsSQL = `n as (
 		select anchor_id from recon_split_pairs group by anchor_id having count(*) between 2 and %[10]d
 	), mates as (
 		select c.anchor_id, o.id, o.amount, o.date, o.currency, row_number() over (partition by c.anchor_id order by o.id) as k
-		from recon_split_pairs c join n using (anchor_id) join %[2]s o on o.id = c.other_id
+		from recon_split_pairs c join n using (anchor_id) %[2]s
 	), sub (anchor_id, k, others, amount, date, currency, mixed) as (
 		select anchor_id, k, array[id], amount::numeric, date, currency, currency is null from mates
 		union all
@@ -75,8 +77,7 @@ const subsetsSQL = `n as (
 		select s.anchor_id, s.others, s.amount, s.date, s.currency, e.rank_diff = 0 as exact
 		from (select anchor_id, others, amount, date, case when not mixed then currency end as currency
 		      from sub where cardinality(others) >= 2) s
-		join %[1]s a on a.id = s.anchor_id
-		join %[2]s f on f.id = s.others[1]
+		%[1]s
 		left join recon_tolerance tol on tol.level = $2 and tol.provider_key = %[5]s.provider_key
 		cross join lateral recon_pair_eval(%[6]s, tol.amount_threshold, tol.date_threshold, tol.currency_threshold) e
 		where e.inside
@@ -93,17 +94,73 @@ const subsetsSQL = `n as (
 
 // splitPairsSQL is the first step of splitsSQL: every unmatched anchor
 // record and unmatched record of the other side sharing its key within the
-// widest date window ($1). A table of its own, analyzed: guessed, its size
-// made the planner nest loops over it (at a million records, minutes).
+// widest date window ($1), with the values of both the search and the
+// report sums read (pairValues), so that no later step reads the records
+// again (at a million records, 280,000 lookups: 1.2 s). A table of its own,
+// analyzed: guessed, its size made the planner nest loops over it (at a
+// million records, minutes).
 const splitPairsSQL = `
 	create temp table recon_split_pairs on commit drop as
-	select a.id as anchor_id, o.id as other_id
+	select a.id as anchor_id, o.id as other_id%[4]s
 	from %[1]s
 	where abs(o.date - a.date) <= $1::int and %[2]s and %[3]s`
 
+// splitColumns are the columns a split search reads of a record of the
+// anchor's side (anchor) or the other's: id, amount, currency, date and
+// provider, and the level's carry columns carryOf names by that alias
+// (l. ones by the anchor's a, the rest by the others' f and o).
+func splitColumns(l *Level, anchor bool) []string {
+	cols := []string{"id", "amount", "currency", "date", "provider_key"}
+	for _, c := range l.Carry {
+		prefix, col, _ := strings.Cut(c, ".")
+		if (prefix == "l") == anchor && !slices.Contains(cols, col) {
+			cols = append(cols, col)
+		}
+	}
+	return cols
+}
+
+// pairValues are a split pair's values as recon_split_pairs keeps them,
+// a_ the anchor's (a) and o_ the other record's (o): ", a.amount as
+// a_amount, ...".
+func pairValues(l *Level) string {
+	var b strings.Builder
+	for _, side := range []struct {
+		alias  string
+		anchor bool
+	}{{"a", true}, {"o", false}} {
+		for _, c := range splitColumns(l, side.anchor)[1:] {
+			fmt.Fprintf(&b, ", %[1]s.%[2]s as %[1]s_%[2]s", side.alias, c)
+		}
+	}
+	return b.String()
+}
+
+// splitRecord is a record of the split pairs' row p as alias: the anchor
+// (its a_ values) or the other record (o_), by the columns' own names.
+// (A projection the planner folds into the query, not a read.)
+func splitRecord(l *Level, p, alias string, anchor bool) string {
+	id, prefix := p+".other_id", "o_"
+	if anchor {
+		id, prefix = p+".anchor_id", "a_"
+	}
+	fields := []string{id + " as id"}
+	for _, c := range splitColumns(l, anchor)[1:] {
+		fields = append(fields, fmt.Sprintf("%s.%s%s as %s", p, prefix, c, c))
+	}
+	return fmt.Sprintf("cross join lateral (select %s) %s", strings.Join(fields, ", "), alias)
+}
+
+// groupRecords is the group s's anchor as a and its first other record as
+// f, from their split pair.
+func groupRecords(l *Level) string {
+	return `join recon_split_pairs p on p.anchor_id = s.anchor_id and p.other_id = s.others[1] ` +
+		splitRecord(l, "p", "a", true) + " " + splitRecord(l, "p", "f", false)
+}
+
 // splits is splitsSQL for level l.
 func splits(l *Level) string {
-	anchor, them := l.Splits.Anchor, other(l.Splits.Anchor)
+	anchor := l.Splits.Anchor
 	// the pair as the level sees it: left first; the other side as its sums
 	pair := `a.amount, s.amount, a.currency, s.currency, a.date, s.date`
 	leftID, rightID := `s.anchor_id`, `s.others[1]`
@@ -126,7 +183,7 @@ func splits(l *Level) string {
 		groups, search = subsetsSQL, l.Splits.Search
 	}
 	return fmt.Sprintf(strings.Replace(splitsSQL, "%[9]s", groups, 1),
-		l.side(anchor).Source, l.side(them).Source, leftID, rightID, tol, pair, names, carryOf(l, "a", "f"), "", search)
+		groupRecords(l), splitRecord(l, "c", "o", false), leftID, rightID, tol, pair, names, carryOf(l, "a", "f"), "", search)
 }
 
 // carryOf is the level's carry columns of the records aliased left and
@@ -152,8 +209,9 @@ func splitFactsSQL(l *Level) string {
 	return fmt.Sprintf(`insert into recon_cand
 		select s.anchor_id, s.others, s.left_id, s.right_id, null, s.lag, null, s.rule, s.status,
 		       0, o.amount, s.l_cur, s.r_cur, s.l_date, s.provider_key%s, 0
-		from recon_split s join %s a on a.id = s.anchor_id cross join unnest(s.others[2:]) x join %s o on o.id = x`,
-		carryOf(l, "a", "o"), l.Left.Source, l.Right.Source)
+		from recon_split s cross join unnest(s.others[2:]) x
+		join recon_split_pairs p on p.anchor_id = s.anchor_id and p.other_id = x %s %s`,
+		carryOf(l, "a", "o"), splitRecord(l, "p", "a", true), splitRecord(l, "p", "o", false))
 }
 
 // splitPairs is splitPairsSQL for level l.
@@ -166,21 +224,23 @@ func splitPairs(l *Level) string {
 		// first, then joined. (Joining both whole sides first, as the
 		// planner chose, hashed a million pairs to keep a tenth: level 2
 		// at a million, 1.9 s; this way 1.2 s.)
-		cols := "x.id, x.date"
-		for _, k := range l.Key {
-			cols += ", x." + k
-		}
 		side := func(which string) string {
-			return fmt.Sprintf(`select %[1]s from %[2]s x where x.%[3]s in (select %[3]s from recon_split_keys) and %[4]s`,
-				cols, l.side(which).Source, l.Key[0], autoSQL(l, which, "x"))
+			cols := splitColumns(l, which == anchor)
+			for _, k := range l.Key {
+				if !slices.Contains(cols, k) {
+					cols = append(cols, k)
+				}
+			}
+			return fmt.Sprintf(`select x.%[1]s from %[2]s x where x.%[3]s in (select %[3]s from recon_split_keys) and %[4]s`,
+				strings.Join(cols, ", x."), l.side(which).Source, l.Key[0], autoSQL(l, which, "x"))
 		}
 		return fmt.Sprintf(`create temp table recon_split_pairs on commit drop as
 			with a as materialized (%s), o as materialized (%s)
-			select a.id as anchor_id, o.id as other_id
+			select a.id as anchor_id, o.id as other_id%s
 			from a join o on %s
-			where abs(o.date - a.date) <= $1::int`, side(anchor), side(them), keyEqual(l, "a", "o"))
+			where abs(o.date - a.date) <= $1::int`, side(anchor), side(them), pairValues(l), keyEqual(l, "a", "o"))
 	}
-	return fmt.Sprintf(splitPairsSQL, from, autoSQL(l, anchor, "a"), autoSQL(l, them, "o"))
+	return fmt.Sprintf(splitPairsSQL, from, autoSQL(l, anchor, "a"), autoSQL(l, them, "o"), pairValues(l))
 }
 
 // splitKeysSQL lists, for a level paired by key, the values of its key's
