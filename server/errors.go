@@ -31,6 +31,17 @@ func ok(c fiber.Ctx, data any) error {
 	return c.JSON(envelope{Succeeded: true, Data: data})
 }
 
+// okRaw is ok for data that is JSON already (written by the database): put
+// in the envelope as it is. encoding/json would check and copy it again, a
+// megabyte of the manual dialog's candidates in 12 to 16 ms.
+func okRaw(c fiber.Ctx, data []byte) error {
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+	body := make([]byte, 0, len(data)+len(`{"succeeded":true,"data":}`))
+	body = append(body, `{"succeeded":true,"data":`...)
+	body = append(body, data...)
+	return c.Send(append(body, '}'))
+}
+
 // statusOf is the one table from error codes to HTTP statuses.
 var statusOf = map[engine.Code]int{
 	engine.CodeInvalid:      fiber.StatusBadRequest,

@@ -465,7 +465,7 @@ func (h *reconHandlers) candidates(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return ok(c, cands)
+	return okRaw(c, cands.AppendJSON(nil))
 }
 
 func (h *reconHandlers) details(c fiber.Ctx) error {
